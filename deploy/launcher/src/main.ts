@@ -1,0 +1,46 @@
+/**
+ * `npm start` (standalone) and `npm run start:cluster` (processes per service).
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadConfig, SERVICE_NAMES, type ServiceName } from '@edge/config';
+import { createLogger } from '@edge/logging';
+import { runUntilSignal } from '@edge/lifecycle';
+import { startStandalone, type RunningController } from './standalone.js';
+import { startCluster } from './cluster.js';
+
+function announce(url: string, dataDir: string) {
+  const file = resolve(join(dataDir, 'admin-credentials.txt'));
+  const creds = existsSync(file) ? `admin credentials: ${file}` : 'admin credentials: EDGE_ADMIN_USERNAME / EDGE_ADMIN_PASSWORD';
+  process.stdout.write(`\nedge controller ready at ${url}\n  client API:     ${url}/edge/client/v1\n  management API: ${url}/edge/management/v1\n  ${creds}\n\n`);
+}
+
+const mode = process.argv[2] ?? 'standalone';
+const config = loadConfig();
+const log = createLogger({ level: config.log.level, name: mode });
+
+if (mode === 'cluster') {
+  const env = {
+    ...process.env,
+    EDGE_DATABASE_URL: config.database.url ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    EDGE_NATS_URL: config.nats.url ?? 'nats://127.0.0.1:4222',
+  };
+  const replicas = Object.fromEntries(SERVICE_NAMES.map((s) => [s, Number(process.env[`EDGE_REPLICAS_${s.toUpperCase()}`] ?? 1)])) as Record<ServiceName, number>;
+  let stopping = false;
+  const cluster = startCluster({ env, replicas, onExit: (name, code) => !stopping && log.error({ name, code }, 'process exited') });
+  announce(`https://${config.http.advertisedAddress}`, config.dataDir);
+  await runUntilSignal({ start: async () => undefined, stop: async () => { stopping = true; await cluster.stop(config.shutdownGraceMs); } }, log, config.shutdownGraceMs + 2000);
+} else {
+  let running: RunningController | undefined;
+  await runUntilSignal(
+    {
+      start: async () => {
+        running = await startStandalone(config, log);
+        announce(`https://${config.http.advertisedAddress.replace(/:\d+$/, '')}:${running.port}`, config.dataDir);
+      },
+      stop: async () => running?.stop(),
+    },
+    log,
+    config.shutdownGraceMs,
+  );
+}

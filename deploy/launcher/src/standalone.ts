@@ -1,0 +1,69 @@
+/**
+ * The whole controller in one process: every service behind its own gRPC server on loopback,
+ * one database connection (PGlite under the data dir unless a URL is given) and one bus
+ * (in-process unless a NATS URL is given).
+ */
+import { SERVICE_NAMES, type Config, type ServiceName } from '@edge/config';
+import { openInfra, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import type { Logger } from '@edge/logging';
+import { createAuthService } from '@edge/auth';
+import { createPkiService } from '@edge/pki';
+import { createIdentityService } from '@edge/identity';
+import { createPolicyService } from '@edge/policy';
+import { createSessionService } from '@edge/session';
+import { createGateway } from '@edge/gateway';
+
+const FACTORIES: Record<ServiceName, (ctx: ServiceContext) => EdgeService> = {
+  pki: createPkiService,
+  identity: createIdentityService,
+  auth: createAuthService,
+  policy: createPolicyService,
+  session: createSessionService,
+};
+
+/** Start order: nothing depends on pki or identity at start; auth bootstraps the admin through identity. */
+const START_ORDER: ServiceName[] = ['pki', 'identity', 'auth', 'policy', 'session'];
+
+export interface RunningController {
+  /** https://host:port of the gateway. */
+  url: string;
+  port: number;
+  /** The CA bundle that verifies the gateway's certificate. */
+  caPem: string;
+  config: Config;
+  stop(): Promise<void>;
+}
+
+/** Starts every service and the gateway in this process. */
+export async function startStandalone(config: Config, log: Logger): Promise<RunningController> {
+  if (SERVICE_NAMES.length !== START_ORDER.length) throw new Error('a service is missing from the start order');
+  const infra = await openInfra(config, log, 'standalone');
+  const started: EdgeService[] = [];
+  // Each service listens on its own target address; listenAddr would put them all on one port.
+  const svcConfig: Config = { ...config, grpc: { ...config.grpc, listenAddr: undefined } };
+  try {
+    for (const name of START_ORDER) {
+      const service = FACTORIES[name]({ config: svcConfig, conn: infra.conn, bus: infra.bus, log });
+      await service.start();
+      started.push(service);
+    }
+    const gateway = createGateway({ config: svcConfig, bus: infra.bus, log });
+    await gateway.start();
+    const host = config.http.addr.slice(0, config.http.addr.lastIndexOf(':'));
+    return {
+      url: `https://${host}:${gateway.port()}`,
+      port: gateway.port(),
+      caPem: gateway.caPem(),
+      config: svcConfig,
+      async stop() {
+        await gateway.stop();
+        for (const s of started.reverse()) await s.stop();
+        await infra.close();
+      },
+    };
+  } catch (err) {
+    for (const s of started.reverse()) await s.stop().catch(() => undefined);
+    await infra.close().catch(() => undefined);
+    throw err;
+  }
+}

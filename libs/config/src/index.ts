@@ -1,0 +1,122 @@
+/**
+ * Configuration from environment variables with the `EDGE_` prefix, parsed once with zod.
+ * Every process (a single service, the gateway, or the standalone controller) reads the same
+ * schema and uses the parts it needs.
+ */
+import { z } from 'zod';
+
+export const SERVICE_NAMES = ['auth', 'pki', 'identity', 'policy', 'session'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** Default gRPC addresses of the five services (loopback; overridden per deployment). */
+export const DEFAULT_GRPC_PORTS: Record<ServiceName, number> = {
+  auth: 50051,
+  pki: 50052,
+  identity: 50053,
+  policy: 50054,
+  session: 50055,
+};
+
+const addr = z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'expected host:port');
+/** A gRPC target: host:port, or any grpc-js target URI (dns:///svc:50051, ipv4:a:1,b:2). */
+const target = z.string().min(3);
+const list = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const schema = z.object({
+  EDGE_DATA_DIR: z.string().default('./data'),
+  EDGE_DATABASE_URL: z.string().url().optional(),
+  EDGE_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  EDGE_DATABASE_SCHEMA_PREFIX: z.string().regex(/^[a-z_][a-z0-9_]*$|^$/).default(''),
+  EDGE_NATS_URL: z.string().optional(),
+  EDGE_NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+\.$|^$/, 'letters, digits, _ or - followed by a dot').default(''),
+  EDGE_HTTP_ADDR: addr.default('127.0.0.1:1280'),
+  EDGE_ADVERTISED_ADDRESS: addr.optional(),
+  EDGE_TLS_SANS: list.default([]),
+  EDGE_ADMIN_USERNAME: z.string().min(4).max(100).default('admin'),
+  EDGE_ADMIN_PASSWORD: z.string().min(5).max(100).optional(),
+  EDGE_KEY_ENCRYPTION_KEY: z.string().optional(),
+  EDGE_API_SESSION_TIMEOUT_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(30),
+  EDGE_GRPC_LISTEN_ADDR: addr.optional(),
+  EDGE_GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  EDGE_AUTH_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.auth}`),
+  EDGE_PKI_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.pki}`),
+  EDGE_IDENTITY_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.identity}`),
+  EDGE_POLICY_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.policy}`),
+  EDGE_SESSION_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.session}`),
+  EDGE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  EDGE_LOG_PRETTY: bool.default(false),
+  EDGE_OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  EDGE_OTEL_SERVICE_NAMESPACE: z.string().default('edge-controller'),
+  EDGE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+});
+
+type Raw = z.infer<typeof schema>;
+
+/** The typed configuration every process works from. */
+export interface Config {
+  dataDir: string;
+  database: { url?: string; poolSize: number; schemaPrefix: string };
+  nats: { url?: string; subjectPrefix: string };
+  http: { addr: string; advertisedAddress: string; tlsSans: string[] };
+  admin: { username: string; password?: string };
+  keyEncryptionKey?: string;
+  apiSessionTimeoutMinutes: number;
+  grpc: { listenAddr?: string; deadlineMs: number; targets: Record<ServiceName, string> };
+  log: { level: Raw['EDGE_LOG_LEVEL']; pretty: boolean };
+  otel: { endpoint?: string; namespace: string };
+  shutdownGraceMs: number;
+}
+
+/** Thrown when the environment does not parse; names every variable at fault. */
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration:\n  ${issues.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment (default `process.env`) into a {@link Config}. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('EDGE_') && v !== ''));
+  const parsed = schema.safeParse(picked);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const r = parsed.data;
+  return {
+    dataDir: r.EDGE_DATA_DIR,
+    database: { url: r.EDGE_DATABASE_URL, poolSize: r.EDGE_DATABASE_POOL_SIZE, schemaPrefix: r.EDGE_DATABASE_SCHEMA_PREFIX },
+    nats: { url: r.EDGE_NATS_URL, subjectPrefix: r.EDGE_NATS_SUBJECT_PREFIX },
+    http: { addr: r.EDGE_HTTP_ADDR, advertisedAddress: r.EDGE_ADVERTISED_ADDRESS ?? r.EDGE_HTTP_ADDR, tlsSans: r.EDGE_TLS_SANS },
+    admin: { username: r.EDGE_ADMIN_USERNAME, password: r.EDGE_ADMIN_PASSWORD },
+    keyEncryptionKey: r.EDGE_KEY_ENCRYPTION_KEY,
+    apiSessionTimeoutMinutes: r.EDGE_API_SESSION_TIMEOUT_MINUTES,
+    grpc: {
+      listenAddr: r.EDGE_GRPC_LISTEN_ADDR,
+      deadlineMs: r.EDGE_GRPC_DEADLINE_MS,
+      targets: {
+        auth: r.EDGE_AUTH_GRPC_ADDR,
+        pki: r.EDGE_PKI_GRPC_ADDR,
+        identity: r.EDGE_IDENTITY_GRPC_ADDR,
+        policy: r.EDGE_POLICY_GRPC_ADDR,
+        session: r.EDGE_SESSION_GRPC_ADDR,
+      },
+    },
+    log: { level: r.EDGE_LOG_LEVEL, pretty: r.EDGE_LOG_PRETTY },
+    otel: { endpoint: r.EDGE_OTEL_EXPORTER_OTLP_ENDPOINT, namespace: r.EDGE_OTEL_SERVICE_NAMESPACE },
+    shutdownGraceMs: r.EDGE_SHUTDOWN_GRACE_MS,
+  };
+}
+
+/** The address a service listens on: EDGE_GRPC_LISTEN_ADDR, else its own target address. */
+export function grpcListenAddr(config: Config, service: ServiceName): string {
+  return config.grpc.listenAddr ?? config.grpc.targets[service];
+}
+
+/** The Postgres schema a service owns. */
+export function schemaName(config: Config, service: ServiceName): string {
+  return `${config.database.schemaPrefix}${service}`;
+}

@@ -1,0 +1,98 @@
+/**
+ * The database a process talks to: a pg pool (distributed mode) or one embedded PGlite
+ * (standalone mode), shared by every service in the process.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { Logger } from '@edge/logging';
+import { PostgresDialect, type Dialect } from 'kysely';
+import pg from 'pg';
+import { createMutex } from './mutex.js';
+import { createPgliteDialect } from './pglite-dialect.js';
+
+/** An open database; create per-service query builders with `createDb`. */
+export interface DbConnection {
+  /** `postgres` for a server reached by URL, `pglite` for the embedded database. */
+  readonly kind: 'postgres' | 'pglite';
+  /**
+   * A Kysely dialect over this connection. Destroying a Kysely built on it leaves the
+   * connection open; only `close()` ends it.
+   */
+  dialect(): Dialect;
+  /** Ends the pool or closes the embedded database. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of `openConnection`. */
+export interface OpenConnectionOptions {
+  /** A postgres:// URL; when absent the embedded database is used. */
+  url?: string;
+  /** Embedded database: data lives in `<dataDir>/pgdata`; `':memory:'` keeps it in memory. */
+  dataDir?: string;
+  /** Maximum pool size (pg only), default 10. */
+  poolSize?: number;
+  log?: Logger;
+}
+
+const INT8_OID = 20;
+const INT8_ARRAY_OID = 1016;
+const INT4_ARRAY_OID = 1007;
+const builtinParser = pg.types.getTypeParser as (oid: number, format: 'text' | 'binary') => (value: string) => unknown;
+
+/** Opens a pg pool when `url` is given, else an embedded PGlite in `dataDir`. */
+export async function openConnection(opts: OpenConnectionOptions): Promise<DbConnection> {
+  if (opts.url) return openPool(opts.url, opts);
+  if (!opts.dataDir) throw new Error('openConnection: dataDir is required without a database url');
+  return openPglite(opts.dataDir, opts.log);
+}
+
+function openPool(url: string, opts: OpenConnectionOptions): DbConnection {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+    // int8 (counts, sizes) as number rather than string; timestamptz stays Date.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+        if (oid === INT8_OID) return (value: string) => Number(value);
+        if (oid === INT8_ARRAY_OID) return builtinParser(INT4_ARRAY_OID, format ?? 'text');
+        return builtinParser(oid, format ?? 'text');
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its server must not crash the process; the pool replaces it.
+  pool.on('error', (err) => opts.log?.warn({ err }, 'idle postgres client failed'));
+  let closed: Promise<void> | undefined;
+  return {
+    kind: 'postgres',
+    dialect: () => new PostgresDialect({
+      pool: { connect: () => pool.connect(), end: async () => {} },
+    }),
+    close: () => (closed ??= pool.end()),
+  };
+}
+
+async function openPglite(dataDir: string, log?: Logger): Promise<DbConnection> {
+  let path: string | undefined;
+  if (dataDir !== ':memory:') {
+    path = join(dataDir, 'pgdata');
+    await mkdir(path, { recursive: true });
+  }
+  const pglite = await PGlite.create({
+    dataDir: path,
+    parsers: { [INT8_OID]: (value: string) => Number(value) },
+  });
+  log?.info({ dataDir: path ?? ':memory:' }, 'embedded database open');
+  const mutex = createMutex();
+  let closed: Promise<void> | undefined;
+  return {
+    kind: 'pglite',
+    dialect: () => createPgliteDialect(pglite, mutex),
+    // Wait for the holder of the session (a running transaction) before closing.
+    close: () => (closed ??= mutex.lock().then(async (release) => {
+      try { await pglite.close(); } finally { release(); }
+    })),
+  };
+}

@@ -1,0 +1,210 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Generated } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createDb, dropSchema, isForeignKeyViolation, isUniqueViolation, migrate, openConnection,
+  quoteSchemaName, type DbConnection,
+} from './index.js';
+
+const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+interface TestDb {
+  items: { id: string; name: string; size: number | null; created_at: Generated<Date> };
+  tags: { item_id: string; tag: string };
+}
+
+const MIGRATIONS = {
+  '001_items.sql': `
+    create table items (id text primary key, name text not null, size int8,
+      created_at timestamptz not null default now());
+    create unique index items_name_key on items (name);`,
+  '002_tags.sql': `create table tags (item_id text not null references items (id), tag text not null);`,
+  'README.md': 'not a migration',
+};
+
+let migrationsDir: string;
+
+beforeAll(async () => {
+  migrationsDir = await mkdtemp(join(tmpdir(), 'edge-db-migrations-'));
+  for (const [name, text] of Object.entries(MIGRATIONS)) await writeFile(join(migrationsDir, name), text);
+});
+
+afterAll(async () => {
+  await rm(migrationsDir, { recursive: true, force: true });
+});
+
+function uniqueSchema(label: string): string {
+  return `test_db_${label}_${randomBytes(4).toString('hex')}`;
+}
+
+const backends: Array<[string, () => Promise<DbConnection>]> = [
+  ['postgres', () => openConnection({ url: DATABASE_URL, poolSize: 4 })],
+  ['pglite', () => openConnection({ dataDir: ':memory:' })],
+];
+
+describe.each(backends)('on %s', (kind, open) => {
+  let conn: DbConnection;
+  const schema = uniqueSchema(kind);
+  const raceSchema = uniqueSchema(`${kind}_race`);
+
+  beforeAll(async () => {
+    conn = await open();
+  });
+
+  afterAll(async () => {
+    await dropSchema(conn, schema);
+    await dropSchema(conn, raceSchema);
+    await conn.close();
+  });
+
+  it('applies migrations once and is idempotent on a second run', async () => {
+    expect(await migrate(conn, schema, migrationsDir)).toEqual(['001_items.sql', '002_tags.sql']);
+    expect(await migrate(conn, schema, migrationsDir)).toEqual([]);
+    const db = createDb<{ migrations: { name: string; applied_at: Date } }>(conn, schema);
+    const rows = await db.selectFrom('migrations').selectAll().orderBy('name').execute();
+    expect(rows.map((r) => r.name)).toEqual(['001_items.sql', '002_tags.sql']);
+    expect(rows[0].applied_at).toBeInstanceOf(Date);
+  });
+
+  it('lets two concurrent migrations of one schema both succeed, applying each file once', async () => {
+    const second = kind === 'postgres' ? await open() : conn;
+    try {
+      const results = await Promise.all([
+        migrate(conn, raceSchema, migrationsDir),
+        migrate(second, raceSchema, migrationsDir),
+      ]);
+      expect(results.flat().sort()).toEqual(['001_items.sql', '002_tags.sql']);
+    } finally {
+      if (second !== conn) await second.close();
+    }
+  });
+
+  it('addresses tables in the given schema, int8 as number and timestamptz as Date', async () => {
+    const db = createDb<TestDb>(conn, schema);
+    await db.insertInto('items').values({ id: 'i1', name: 'one', size: 42 }).execute();
+    const row = await db.selectFrom('items').selectAll().where('id', '=', 'i1').executeTakeFirstOrThrow();
+    expect(row.size).toBe(42);
+    expect(row.created_at).toBeInstanceOf(Date);
+    const count = await db.selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(count.n).toBe(1);
+    const updated = await db.updateTable('items').set({ size: 43 }).where('id', '=', 'i1').executeTakeFirstOrThrow();
+    expect(updated.numUpdatedRows).toBe(1n);
+  });
+
+  it('commits a transaction', async () => {
+    const db = createDb<TestDb>(conn, schema);
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ id: 'c1', name: 'committed' }).execute();
+      await trx.insertInto('tags').values({ item_id: 'c1', tag: 'a' }).execute();
+    });
+    const tags = await db.selectFrom('tags').select('tag').where('item_id', '=', 'c1').execute();
+    expect(tags).toEqual([{ tag: 'a' }]);
+  });
+
+  it('rolls back a transaction whose callback throws', async () => {
+    const db = createDb<TestDb>(conn, schema);
+    await expect(db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ id: 'r1', name: 'rolled back' }).execute();
+      throw new Error('boom');
+    })).rejects.toThrow('boom');
+    expect(await db.selectFrom('items').select('id').where('id', '=', 'r1').execute()).toEqual([]);
+  });
+
+  it('recognises unique and foreign-key violations', async () => {
+    const db = createDb<TestDb>(conn, schema);
+    await db.insertInto('items').values({ id: 'u1', name: 'unique' }).execute();
+    const dup = await db.insertInto('items').values({ id: 'u2', name: 'unique' }).execute().catch((e: unknown) => e);
+    expect(isUniqueViolation(dup)).toEqual({ constraint: 'items_name_key' });
+    expect(isForeignKeyViolation(dup)).toBeUndefined();
+    const orphan = await db.insertInto('tags').values({ item_id: 'missing', tag: 'x' }).execute().catch((e: unknown) => e);
+    expect(isForeignKeyViolation(orphan)?.constraint).toBe('tags_item_id_fkey');
+    expect(isUniqueViolation(orphan)).toBeUndefined();
+    expect(isUniqueViolation(new Error('plain'))).toBeUndefined();
+  });
+
+  it('leaves the connection open when a Kysely built on it is destroyed', async () => {
+    const db = createDb<TestDb>(conn, schema);
+    await db.destroy();
+    const again = createDb<TestDb>(conn, schema);
+    expect((await again.selectFrom('items').select('id').limit(1).execute()).length).toBe(1);
+  });
+});
+
+describe('on pglite', () => {
+  it('makes queries from other services wait while a transaction holds the session', async () => {
+    const conn = await openConnection({ dataDir: ':memory:' });
+    const schema = 'interleave';
+    try {
+      await migrate(conn, schema, migrationsDir);
+      const writer = createDb<TestDb>(conn, schema);
+      const reader = createDb<TestDb>(conn, schema);
+      const events: string[] = [];
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => { entered = resolve; });
+      const tx = writer.transaction().execute(async (trx) => {
+        await trx.insertInto('items').values({ id: 'w1', name: 'written' }).execute();
+        entered();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        events.push('commit');
+      });
+      await inside;
+      const read = reader.selectFrom('items').select('id').execute().then((rows) => {
+        events.push('read');
+        return rows;
+      });
+      const [, rows] = await Promise.all([tx, read]);
+      expect(events).toEqual(['commit', 'read']);
+      expect(rows).toEqual([{ id: 'w1' }]);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('persists data in <dataDir>/pgdata across close and reopen', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'edge-db-data-'));
+    try {
+      const first = await openConnection({ dataDir: join(dataDir, 'nested') });
+      await migrate(first, 'persist', migrationsDir);
+      await createDb<TestDb>(first, 'persist').insertInto('items').values({ id: 'p1', name: 'kept' }).execute();
+      await first.close();
+
+      const second = await openConnection({ dataDir: join(dataDir, 'nested') });
+      try {
+        expect(await migrate(second, 'persist', migrationsDir)).toEqual([]);
+        const rows = await createDb<TestDb>(second, 'persist').selectFrom('items').select('name').execute();
+        expect(rows).toEqual([{ name: 'kept' }]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('requires a dataDir without a url', async () => {
+    await expect(openConnection({})).rejects.toThrow(/dataDir/);
+  });
+});
+
+describe('schema names', () => {
+  it('rejects names that are not plain lower-case identifiers', () => {
+    expect(() => quoteSchemaName('Policy')).toThrow();
+    expect(() => quoteSchemaName('a"; drop schema x; --')).toThrow();
+    expect(() => quoteSchemaName('1abc')).toThrow();
+    expect(quoteSchemaName('policy_2')).toBe('"policy_2"');
+  });
+
+  it('validates before touching the database', async () => {
+    const conn = await openConnection({ dataDir: ':memory:' });
+    try {
+      expect(() => createDb(conn, 'bad-name')).toThrow(/invalid schema name/);
+      await expect(migrate(conn, 'bad name', migrationsDir)).rejects.toThrow(/invalid schema name/);
+      await expect(dropSchema(conn, 'Bad')).rejects.toThrow(/invalid schema name/);
+    } finally {
+      await conn.close();
+    }
+  });
+});

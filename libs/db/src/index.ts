@@ -1,0 +1,9 @@
+/**
+ * @edge/db: Kysely over a pg pool (distributed) or one embedded PGlite shared by every
+ * service of the process (standalone), one schema per service, raw-SQL migrations.
+ */
+export { openConnection, type DbConnection, type OpenConnectionOptions } from './connection.js';
+export { createDb, dropSchema } from './db.js';
+export { migrate } from './migrate.js';
+export { isUniqueViolation, isForeignKeyViolation, type ConstraintViolation } from './errors.js';
+export { quoteSchemaName } from './schema-name.js';

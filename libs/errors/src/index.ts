@@ -1,0 +1,109 @@
+/**
+ * Domain errors that speak the OpenZiti error catalog.
+ *
+ * A {@link ZitiError} carries an OpenZiti error code and its HTTP status. It crosses gRPC as a
+ * status with the code in metadata (see `@edge/rpc`) and becomes the OpenZiti error envelope at
+ * the gateway. Codes and messages follow `controller/apierror/messages.go` in openziti/ziti.
+ */
+
+/** The cause of a field-level validation error: which field, why, and the offending value. */
+export interface FieldCause {
+  field: string;
+  reason: string;
+  value?: unknown;
+}
+
+/** One catalog entry: the OpenZiti code, its HTTP status and default message. */
+export interface CatalogEntry {
+  code: string;
+  status: number;
+  message: string;
+}
+
+const entry = (code: string, status: number, message: string): CatalogEntry => ({ code, status, message });
+
+/** The error codes clients match on, with their HTTP status (WIRE.md, apierror/messages.go). */
+export const Codes = {
+  NOT_FOUND: entry('NOT_FOUND', 404, 'The resource requested was not found or is no longer available'),
+  UNAUTHORIZED: entry('UNAUTHORIZED', 401, 'The request could not be completed. The session is not authorized or the credentials are invalid'),
+  INVALID_AUTH: entry('INVALID_AUTH', 401, 'The authentication request failed'),
+  INVALID_AUTH_METHOD: entry('INVALID_AUTH_METHOD', 400, 'The supplied authentication method is not valid'),
+  COULD_NOT_VALIDATE: entry('COULD_NOT_VALIDATE', 400, 'The supplied request contains an invalid document or no valid accept content were available, see cause'),
+  COULD_NOT_PARSE_BODY: entry('COULD_NOT_PARSE_BODY', 400, 'The body of the request could not be parsed'),
+  INVALID_FILTER: entry('INVALID_FILTER', 400, 'The filter query supplied is not valid'),
+  INVALID_SORT_IDENTIFIER: entry('INVALID_SORT_IDENTIFIER', 400, 'The sort order supplied is not valid'),
+  INVALID_PAGINATION: entry('INVALID_PAGINATION', 400, 'The pagination properties provided are invalid'),
+  REFERENCED_ENTITY_NOT_FOUND: entry('REFERENCED_ENTITY_NOT_FOUND', 400, 'A referenced entity was not found'),
+  CAN_NOT_DELETE_REFERENCED_ENTITY: entry('CAN_NOT_DELETE_REFERENCED_ENTITY', 409, 'The entity requested for delete is referenced by another entity and can not be deleted'),
+  ENTITY_CAN_NOT_BE_DELETED: entry('ENTITY_CAN_NOT_BE_DELETED', 400, 'The entity requested for delete can not be deleted'),
+  ENTITY_CAN_NOT_BE_UPDATED: entry('ENTITY_CAN_NOT_BE_UPDATED', 400, 'The entity requested for update can not be updated'),
+  INVALID_ENROLLMENT_TOKEN: entry('INVALID_ENROLLMENT_TOKEN', 400, 'The supplied token is not valid'),
+  ENROLLMENT_EXPIRED: entry('ENROLLMENT_EXPIRED', 400, 'The enrollment has expired'),
+  MISSING_OR_INVALID_CSR: entry('MISSING_OR_INVALID_CSR', 400, 'The certificate signing request is missing or invalid'),
+  ENROLLMENT_IDENTITY_ALREADY_ENROLLED: entry('ENROLLMENT_IDENTITY_ALREADY_ENROLLED', 409, 'The identity is already enrolled'),
+  CERT_IN_USE: entry('CERT_IN_USE', 409, 'The certificate supplied is already associated with another identity'),
+  MFA_EXISTS: entry('MFA_EXISTS', 409, 'An MFA record already exists'),
+  MFA_NOT_ENROLLED: entry('MFA_NOT_ENROLLED', 409, 'The identity is not enrolled in MFA'),
+  MFA_INVALID_TOKEN: entry('MFA_INVALID_TOKEN', 400, 'The token provided was invalid'),
+  INVALID_POSTURE: entry('INVALID_POSTURE', 409, 'Failed to pass posture checks for service policies'),
+  NO_EDGE_ROUTERS_AVAILABLE: entry('NO_EDGE_ROUTERS_AVAILABLE', 400, 'No edge routers are assigned and online to handle the requested connection'),
+  SERVER_TOO_MANY_REQUESTS: entry('SERVER_TOO_MANY_REQUESTS', 429, 'Too many requests to alter state have been issued. Please slow your request rate or try again later'),
+  RATE_LIMITED: entry('RATE_LIMITED', 429, 'The request was rate limited'),
+  REQUEST_ENTITY_TOO_LARGE: entry('REQUEST_ENTITY_TOO_LARGE', 413, 'The request entity is larger than the server is willing or able to process'),
+  METHOD_NOT_ALLOWED: entry('METHOD_NOT_ALLOWED', 405, 'The resource requested does not support this HTTP verb'),
+  UNAVAILABLE: entry('UNAVAILABLE', 503, 'A service the request depends on is not available, try again later'),
+  UNHANDLED: entry('UNHANDLED', 500, 'An unhandled error occurred'),
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ZitiCode = keyof typeof Codes;
+
+/** Options for a {@link ZitiError} beyond its code. */
+export interface ZitiErrorOptions {
+  message?: string;
+  cause?: FieldCause | Record<string, unknown>;
+  causeMessage?: string;
+  args?: Record<string, unknown>;
+}
+
+/** An expected failure with an OpenZiti error code. Anything else thrown is UNHANDLED. */
+export class ZitiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly fieldCause?: FieldCause | Record<string, unknown>;
+  readonly causeMessage?: string;
+  readonly args?: Record<string, unknown>;
+
+  constructor(code: ZitiCode | CatalogEntry, options: ZitiErrorOptions = {}) {
+    const e = typeof code === 'string' ? Codes[code] : code;
+    super(options.message ?? e.message);
+    this.name = 'ZitiError';
+    this.code = e.code;
+    this.status = e.status;
+    this.fieldCause = options.cause;
+    this.causeMessage = options.causeMessage;
+    this.args = options.args;
+  }
+}
+
+/** A COULD_NOT_VALIDATE error naming the field at fault. */
+export function fieldError(field: string, reason: string, value?: unknown): ZitiError {
+  return new ZitiError('COULD_NOT_VALIDATE', {
+    cause: { field, reason, value: value ?? null },
+    causeMessage: `${field}: ${reason}`,
+  });
+}
+
+/** A NOT_FOUND error for an entity type and id. */
+export function notFound(entity: string, id: string): ZitiError {
+  return new ZitiError('NOT_FOUND', { causeMessage: `${entity} with id ${id} not found` });
+}
+
+/** True when the value is a ZitiError (also across module copies). */
+export function isZitiError(e: unknown): e is ZitiError {
+  return e instanceof ZitiError || (typeof e === 'object' && e !== null && (e as { name?: string }).name === 'ZitiError' && typeof (e as { code?: unknown }).code === 'string');
+}
+
+/** Looks a code up in the catalog; unknown codes map to UNHANDLED. */
+export function catalogEntry(code: string): CatalogEntry {
+  return (Codes as Record<string, CatalogEntry>)[code] ?? Codes.UNHANDLED;
+}

@@ -1,0 +1,70 @@
+import { mkdirSync } from 'node:fs';
+import { loadConfig, type Config, type ServiceName } from '@edge/config';
+import { openConnection, type DbConnection } from '@edge/db';
+import { createMemoryBus, createNatsBus, type Bus } from '@edge/bus';
+import { createLogger, type Logger } from '@edge/logging';
+import type { Runnable } from './run.js';
+import { runUntilSignal } from './run.js';
+
+/** What every service is built from: its configuration, a database connection, the bus, a logger. */
+export interface ServiceContext {
+  config: Config;
+  conn: DbConnection;
+  bus: Bus;
+  log: Logger;
+}
+
+/** A running service: started and stopped explicitly; `port()` is the bound gRPC port after start. */
+export interface EdgeService extends Runnable {
+  readonly name: ServiceName;
+  port(): number;
+}
+
+/** Shared infrastructure of one process: Postgres (or PGlite under the data dir) and NATS (or in-process). */
+export interface Infra {
+  conn: DbConnection;
+  bus: Bus;
+  close(): Promise<void>;
+}
+
+/** Opens the database and bus the configuration names (embedded ones when none is given). */
+export async function openInfra(config: Config, log: Logger, name = 'edge'): Promise<Infra> {
+  if (!config.database.url) mkdirSync(config.dataDir, { recursive: true });
+  const conn = await openConnection({ url: config.database.url, dataDir: config.dataDir, poolSize: config.database.poolSize, log });
+  let bus: Bus;
+  try {
+    bus = config.nats.url
+      ? await createNatsBus({ url: config.nats.url, subjectPrefix: config.nats.subjectPrefix, name, log })
+      : createMemoryBus({ log });
+  } catch (e) {
+    await conn.close();
+    throw e;
+  }
+  return {
+    conn,
+    bus,
+    async close() {
+      await bus.close().catch((err: unknown) => log.warn({ err }, 'closing bus'));
+      await conn.close();
+    },
+  };
+}
+
+/** The body of a service's `main.ts`: config → infra → service → run until SIGTERM. */
+export async function serviceMain(name: ServiceName, create: (ctx: ServiceContext) => EdgeService): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger({ level: config.log.level, name });
+  const infra = await openInfra(config, log, name);
+  const service = create({ config, conn: infra.conn, bus: infra.bus, log });
+  await runUntilSignal(
+    {
+      start: () => service.start(),
+      stop: async () => {
+        await service.stop();
+        await infra.close();
+      },
+    },
+    log,
+    config.shutdownGraceMs,
+  );
+}

@@ -1,0 +1,53 @@
+import * as grpc from '@grpc/grpc-js';
+import { ZitiError, isZitiError } from '@edge/errors';
+
+/** Metadata key carrying the OpenZiti error across gRPC (binary: values may be any UTF-8). */
+export const ZITI_ERROR_KEY = 'ziti-error-bin';
+
+function grpcStatusFor(httpStatus: number): grpc.status {
+  switch (httpStatus) {
+    case 400: return grpc.status.INVALID_ARGUMENT;
+    case 401: return grpc.status.UNAUTHENTICATED;
+    case 403: return grpc.status.PERMISSION_DENIED;
+    case 404: return grpc.status.NOT_FOUND;
+    case 409: return grpc.status.ALREADY_EXISTS;
+    case 413: case 429: return grpc.status.RESOURCE_EXHAUSTED;
+    case 503: return grpc.status.UNAVAILABLE;
+    default: return grpc.status.INTERNAL;
+  }
+}
+
+/**
+ * The gRPC status for an error thrown by a handler. A ZitiError keeps its code, status and
+ * cause in metadata; anything else becomes a bare INTERNAL with no detail (the stack stays in
+ * the server's log).
+ */
+export function toServiceError(err: unknown): Partial<grpc.ServiceError> {
+  const metadata = new grpc.Metadata();
+  if (isZitiError(err)) {
+    const payload = { code: err.code, status: err.status, message: err.message, cause: err.fieldCause, causeMessage: err.causeMessage, args: err.args };
+    metadata.set(ZITI_ERROR_KEY, Buffer.from(JSON.stringify(payload)));
+    return { code: grpcStatusFor(err.status), details: err.code, metadata };
+  }
+  return { code: grpc.status.INTERNAL, details: 'internal error', metadata };
+}
+
+/**
+ * The error a client call rejects with: the ZitiError the server threw, UNAVAILABLE when the
+ * service cannot be reached in time, else the gRPC error itself (an UNHANDLED at the gateway).
+ */
+export function fromServiceError(err: grpc.ServiceError): Error {
+  const raw = err.metadata?.get(ZITI_ERROR_KEY)?.[0];
+  if (raw) {
+    try {
+      const p = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw));
+      return new ZitiError({ code: p.code, status: p.status, message: p.message }, { message: p.message, cause: p.cause, causeMessage: p.causeMessage, args: p.args });
+    } catch {
+      // fall through: a malformed payload is treated as an unexpected error
+    }
+  }
+  if (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED) {
+    return new ZitiError('UNAVAILABLE', { causeMessage: err.details });
+  }
+  return err;
+}

@@ -1,0 +1,94 @@
+/**
+ * Shared zod pieces for HTTP input, named as in the OpenZiti specs, and the one place where a
+ * zod failure becomes an OpenZiti field error.
+ */
+import { z } from 'zod';
+import { ZitiError, fieldError } from '@edge/errors';
+
+/** `tags` / `appData`: a map whose values are strings, booleans or null (WIRE.md). */
+export const tags = z.record(z.string(), z.union([z.string(), z.boolean(), z.null()]));
+
+/** `attributes`: role attributes; null is accepted and means none. */
+export const attributes = z.array(z.string().min(1).max(1000)).max(1000).nullable();
+
+/** `terminatorCost`: 0..65535. */
+export const terminatorCost = z.number().int().min(0).max(65535);
+
+/** `terminatorPrecedence`. */
+export const terminatorPrecedence = z.enum(['default', 'required', 'failed']);
+
+/** `envInfo` an authenticating client may send. */
+export const envInfo = z.object({
+  arch: z.string().max(255).optional(),
+  domain: z.string().max(253).optional(),
+  hostname: z.string().max(253).optional(),
+  os: z.string().max(255).optional(),
+  osRelease: z.string().max(255).optional(),
+  osVersion: z.string().max(255).optional(),
+});
+
+/** `sdkInfo` an authenticating client may send. */
+export const sdkInfo = z.object({
+  appId: z.string().max(255).optional(),
+  appVersion: z.string().max(255).optional(),
+  branch: z.string().max(255).optional(),
+  revision: z.string().max(255).optional(),
+  type: z.string().max(255).optional(),
+  version: z.string().max(255).optional(),
+});
+
+/** The value at a zod issue path inside the input, for the error's `cause.value`. */
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let v: unknown = input;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/**
+ * Parses `input` with `schema`. A body that is not a JSON object is COULD_NOT_PARSE_BODY; any
+ * other failure is COULD_NOT_VALIDATE naming the first field at fault, as OpenZiti answers.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new ZitiError('COULD_NOT_PARSE_BODY', { causeMessage: 'the body must be a JSON object' });
+  }
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const field = issue.path.map(String).join('.') || '(body)';
+  const value = valueAt(input, issue.path);
+  const reason = issue.code === 'invalid_type' && value === undefined ? 'is required' : issue.message;
+  throw fieldError(field, reason, value);
+}
+
+export { z };
+
+/** Paging of a list request (WIRE.md: limit default 10, at most 500 (clamped), offset ≤ 100000). */
+export interface Paging {
+  limit: number;
+  offset: number;
+  filter: string;
+}
+
+function pagingNumber(name: string, raw: unknown, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  if (typeof text !== 'string' || !/^\d+$/.test(text)) {
+    throw new ZitiError('INVALID_PAGINATION', { cause: { field: name, reason: 'must be a non-negative integer', value: text }, causeMessage: `${name} must be a non-negative integer` });
+  }
+  return Number(text);
+}
+
+/** Reads `limit`, `offset` and `filter` from a query string object. */
+export function parsePaging(query: Record<string, unknown>): Paging {
+  const limit = Math.min(pagingNumber('limit', query.limit, 10), 500);
+  const offset = pagingNumber('offset', query.offset, 0);
+  if (offset > 100_000) {
+    throw new ZitiError('INVALID_PAGINATION', { cause: { field: 'offset', reason: 'must be at most 100000', value: offset }, causeMessage: 'offset must be at most 100000' });
+  }
+  const filter = typeof query.filter === 'string' ? query.filter : '';
+  return { limit, offset, filter };
+}

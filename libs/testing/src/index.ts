@@ -1,0 +1,24 @@
+/**
+ * `@edge/testing`: helpers for end-to-end tests of the edge controller.
+ *
+ * - {@link loadSpecValidator}: checks responses against the official OpenZiti Edge API specs.
+ * - {@link createHttpClient}: HTTPS client for a self-signed controller, validating responses.
+ */
+export {
+  loadSpecValidator,
+  locateSpecDir,
+  EDGE_BASE_PATHS,
+  EDGE_SPEC_DIR_ENV,
+  type EdgeApi,
+  type SpecOperation,
+  type SpecValidator,
+} from './spec-validator.js';
+export {
+  createHttpClient,
+  edgeApiForPath,
+  type HttpClient,
+  type HttpClientOptions,
+  type HttpMethodShorthand,
+  type HttpRequestOptions,
+  type HttpResult,
+} from './http-client.js';

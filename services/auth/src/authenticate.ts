@@ -1,0 +1,81 @@
+/**
+ * Authentication: proving who the caller is and opening an API session for them.
+ * Only `password` is implemented so far; see controller/internal/routes/authenticate_router.go.
+ */
+import { ZitiError } from '@edge/errors';
+import { newId, newToken } from '@edge/ids';
+import type { Logger } from '@edge/logging';
+import { hashToken, type ApiSession } from './domain/api-session.js';
+import { verifyPassword } from './domain/password.js';
+import type { Identities, IdentityInfo } from './identities.js';
+import type { AuthStore } from './store.js';
+
+/** What a client sends to `POST /authenticate`, as the gateway passes it on. */
+export interface AuthenticateInput {
+  method: string;
+  username: string;
+  password: string;
+  envInfoJson: string;
+  sdkInfoJson: string;
+  configTypes: string[];
+  remoteAddress: string;
+}
+
+/** A new API session with its token (shown once, never stored) and identity. */
+export interface Authenticated {
+  session: ApiSession;
+  token: string;
+  identity: IdentityInfo;
+}
+
+/** What authentication works with. */
+export interface AuthenticateDeps {
+  store: AuthStore;
+  identities: Identities;
+  log: Logger;
+}
+
+const invalidAuth = () => new ZitiError('INVALID_AUTH');
+
+/** Creates the authenticate operation. */
+export function createAuthenticate(deps: AuthenticateDeps) {
+  const { store, identities, log } = deps;
+
+  /** The identity whose updb credentials these are; INVALID_AUTH for any failure alike. */
+  async function passwordIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string }> {
+    // OpenZiti answers missing credentials with INVALID_AUTH (401), not a validation error.
+    if (input.username === '' || input.password === '') throw invalidAuth();
+    const authenticator = await store.findUpdbByUsername(input.username);
+    // Verified even when the username is unknown, so timing does not tell which names exist.
+    const ok = await verifyPassword(input.password, authenticator?.passwordHash);
+    if (!ok || !authenticator) throw invalidAuth();
+    const identity = await identities.find(authenticator.identityId);
+    if (!identity || identity.disabled) throw invalidAuth();
+    return { identity, authenticatorId: authenticator.id };
+  }
+
+  async function recordEnvironment(identityId: string, input: AuthenticateInput): Promise<void> {
+    if (input.envInfoJson === '' && input.sdkInfoJson === '') return;
+    try {
+      await identities.updateEnvironment(identityId, input.envInfoJson, input.sdkInfoJson);
+    } catch (err) {
+      // Diagnostic data only: losing it must not cost the client its login.
+      log.warn({ err, identityId }, 'could not record identity environment');
+    }
+  }
+
+  /** Authenticates and opens an API session. */
+  return async function authenticate(input: AuthenticateInput): Promise<Authenticated> {
+    if (input.method === 'cert' || input.method === 'ext-jwt') throw invalidAuth(); // not implemented yet
+    if (input.method !== 'password') throw new ZitiError('INVALID_AUTH_METHOD');
+    const { identity, authenticatorId } = await passwordIdentity(input);
+    const token = newToken();
+    const session = await store.insertApiSession({
+      id: newId(), tokenHash: hashToken(token), identityId: identity.id, authenticatorId,
+      configTypes: input.configTypes, ipAddress: input.remoteAddress,
+      isMfaRequired: false, isMfaComplete: false, lastActivityAt: new Date(),
+    });
+    await recordEnvironment(identity.id, input);
+    return { session, token, identity };
+  };
+}

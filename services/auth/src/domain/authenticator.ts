@@ -1,0 +1,47 @@
+/**
+ * Authenticators: the credentials an identity proves itself with (as OpenZiti's
+ * controller/model/authenticator_*.go: updb = username/password, cert = client certificate).
+ */
+
+/** The authenticator methods stored; ext-jwt authenticates against signers, not a stored row. */
+export type AuthenticatorMethod = 'updb' | 'cert';
+
+/** An authenticator as stored. updb rows carry username and hash, cert rows fingerprint and PEM. */
+export interface Authenticator {
+  id: string;
+  identityId: string;
+  method: AuthenticatorMethod;
+  username?: string;
+  passwordHash?: string;
+  fingerprint?: string;
+  certPem?: string;
+  tags: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** How an identity can authenticate, as the identity detail's `authenticators` and flags show it. */
+export interface IdentityAuthSummary {
+  identityId: string;
+  updb?: { id: string; username: string };
+  cert?: { id: string; fingerprint: string };
+  hasApiSession: boolean;
+  isMfaEnabled: boolean;
+}
+
+/** One summary per requested id, in request order, from that identity's authenticators. */
+export function summarize(identityIds: string[], authenticators: Authenticator[], withApiSession: Set<string>): IdentityAuthSummary[] {
+  return identityIds.map((identityId) => {
+    const own = authenticators.filter((a) => a.identityId === identityId);
+    const updb = own.find((a) => a.method === 'updb');
+    const cert = own.find((a) => a.method === 'cert');
+    return {
+      identityId,
+      updb: updb ? { id: updb.id, username: updb.username ?? '' } : undefined,
+      cert: cert ? { id: cert.id, fingerprint: cert.fingerprint ?? '' } : undefined,
+      hasApiSession: withApiSession.has(identityId),
+      // MFA enrolment is not implemented yet
+      isMfaEnabled: false,
+    };
+  });
+}

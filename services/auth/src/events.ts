@@ -1,0 +1,41 @@
+/**
+ * Subjects the auth service publishes and consumes. Events leave only after the write that
+ * caused them committed; consumers are idempotent because delivery is at-least-once.
+ */
+import type { Bus, Subscription } from '@edge/bus';
+import type { Logger } from '@edge/logging';
+import type { ApiSessionRef } from './domain/api-session.js';
+
+/** Published when an API session ends (logout, expiry, identity deleted); payload {@link ApiSessionRef}. */
+export const API_SESSION_DELETED = 'edge.auth.api-session.deleted';
+/** Published by the identity service when an identity is deleted; payload `{id}`. */
+export const IDENTITY_DELETED = 'edge.identity.identity.deleted';
+/** Consumer group of this service: one replica handles each message. */
+export const CONSUMER_GROUP = 'auth';
+
+/** Publishes one deleted event per API session; call after the deleting transaction committed. */
+export async function publishApiSessionsDeleted(bus: Bus, sessions: ApiSessionRef[]): Promise<void> {
+  for (const s of sessions) await bus.publish(API_SESSION_DELETED, { id: s.id, identityId: s.identityId });
+}
+
+/** What the consumers act on. */
+export interface ConsumerDeps {
+  bus: Bus;
+  log: Logger;
+  /** Ends everything an identity authenticates with; must be harmless when repeated. */
+  onIdentityDeleted(identityId: string): Promise<void>;
+}
+
+/** Starts this service's consumers; the caller unsubscribes them on stop. */
+export async function startConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  const identityDeleted = await deps.bus.consume<{ id?: unknown }>(CONSUMER_GROUP, IDENTITY_DELETED, async (msg) => {
+    const id = msg.data?.id;
+    if (typeof id !== 'string' || id === '') {
+      // Redelivering a malformed message would never succeed: log it and let it go.
+      deps.log.warn({ subject: msg.subject }, 'identity deleted event without an id, ignored');
+      return;
+    }
+    await deps.onIdentityDeleted(id);
+  });
+  return [identityDeleted];
+}

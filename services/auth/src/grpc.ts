@@ -1,0 +1,86 @@
+/**
+ * gRPC handlers of the AuthService: proto → operation → proto. No rules live here.
+ */
+import type { AuthServiceHandlers, auth } from '@edge/proto';
+import type { AsyncHandlers } from '@edge/rpc';
+import type { ApiSessions } from './api-sessions.js';
+import type { createAuthenticate } from './authenticate.js';
+import { expirationSeconds, expiresAt, type ApiSession } from './domain/api-session.js';
+import { summarize, type IdentityAuthSummary } from './domain/authenticator.js';
+import type { IdentityInfo } from './identities.js';
+import type { AuthStore } from './store.js';
+
+/** What the handlers call. */
+export interface HandlerDeps {
+  authenticate: ReturnType<typeof createAuthenticate>;
+  apiSessions: ApiSessions;
+  store: AuthStore;
+  timeoutMinutes: number;
+}
+
+/** Maps an API session to its proto form; `token` is only given in the answer to Authenticate. */
+export function toProtoApiSession(s: ApiSession, identity: IdentityInfo | undefined, timeoutMinutes: number, token = ''): auth.ApiSession {
+  return {
+    id: s.id,
+    token,
+    identityId: s.identityId,
+    identityName: identity?.name ?? '',
+    authenticatorId: s.authenticatorId,
+    configTypes: s.configTypes,
+    ipAddress: s.ipAddress,
+    isMfaRequired: s.isMfaRequired,
+    isMfaComplete: s.isMfaComplete,
+    isCertExtendable: false,
+    lastActivityAt: s.lastActivityAt.toISOString(),
+    expiresAt: expiresAt(s, timeoutMinutes).toISOString(),
+    expirationSeconds: expirationSeconds(s, timeoutMinutes, new Date()),
+    tagsJson: JSON.stringify(s.tags),
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+    isAdmin: identity?.isAdmin ?? false,
+  };
+}
+
+function toProtoSummary(s: IdentityAuthSummary): auth.IdentityAuthSummary {
+  return {
+    identityId: s.identityId,
+    updbId: s.updb?.id,
+    updbUsername: s.updb?.username,
+    certId: s.cert?.id,
+    certFingerprint: s.cert?.fingerprint,
+    hasApiSession: s.hasApiSession,
+    isMfaEnabled: s.isMfaEnabled,
+  };
+}
+
+/** Creates the AuthService handlers. */
+export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHandlers> {
+  const { apiSessions, store, timeoutMinutes } = deps;
+  return {
+    async Authenticate(req) {
+      const { session, token, identity } = await deps.authenticate(req);
+      return toProtoApiSession(session, identity, timeoutMinutes, token);
+    },
+    async ValidateSession(req) {
+      const { session, identity } = await apiSessions.validate(req.token);
+      return {
+        apiSession: toProtoApiSession(session, identity, timeoutMinutes),
+        isAdmin: identity.isAdmin,
+        isDefaultAdmin: identity.isDefaultAdmin,
+      };
+    },
+    async GetApiSession(req) {
+      const { session, identity } = await apiSessions.get(req.id);
+      return toProtoApiSession(session, identity, timeoutMinutes);
+    },
+    async DeleteApiSession(req) {
+      await apiSessions.delete(req.id);
+      return {};
+    },
+    async GetIdentityAuthSummaries(req) {
+      const ids = [...new Set(req.identityIds)];
+      const [authenticators, withSession] = await Promise.all([store.authenticatorsOf(ids), store.identitiesWithApiSessions(ids)]);
+      return { summaries: summarize(req.identityIds, authenticators, withSession).map(toProtoSummary) };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The identity service as the auth service sees it: who an identity is, and the default
+ * admin. Identities are owned there; this service only asks (ARCHITECTURE.md rule 1).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isZitiError } from '@edge/errors';
+import type { Logger } from '@edge/logging';
+import type { IdentityServiceClient, identity } from '@edge/proto';
+import type { RpcClient } from '@edge/rpc';
+
+/** What authentication needs to know about an identity. */
+export interface IdentityInfo {
+  id: string;
+  name: string;
+  isAdmin: boolean;
+  isDefaultAdmin: boolean;
+  disabled: boolean;
+}
+
+/** The identity service client this service uses. */
+export type IdentityClient = RpcClient<IdentityServiceClient>;
+
+/** Identity look-ups over gRPC. */
+export interface Identities {
+  /** The identity, or undefined when the identity service does not know it. */
+  find(id: string): Promise<IdentityInfo | undefined>;
+  /** Records the envInfo/sdkInfo JSON a client sent when authenticating. */
+  updateEnvironment(id: string, envInfoJson: string, sdkInfoJson: string): Promise<void>;
+  /** The default admin identity, created by the identity service on first call. */
+  ensureDefaultAdmin(name: string): Promise<IdentityInfo>;
+}
+
+function toInfo(i: identity.Identity__Output): IdentityInfo {
+  return { id: i.id, name: i.name, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin, disabled: i.disabled };
+}
+
+/** Wraps the identity client. */
+export function createIdentities(client: IdentityClient): Identities {
+  return {
+    async find(id) {
+      try {
+        return toInfo(await client.getIdentity({ id }));
+      } catch (err) {
+        if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
+        throw err;
+      }
+    },
+    async updateEnvironment(id, envInfoJson, sdkInfoJson) {
+      await client.updateIdentityEnvironment({ id, envInfoJson, sdkInfoJson });
+    },
+    async ensureDefaultAdmin(name) {
+      return toInfo(await client.ensureDefaultAdmin({ name }));
+    },
+  };
+}
+
+/** Options of {@link retryWhileUnavailable}. */
+export interface RetryOptions {
+  timeoutMs: number;
+  log: Logger;
+  signal?: AbortSignal;
+}
+
+/**
+ * Calls `fn` until it answers, backing off while the callee is UNAVAILABLE: in distributed
+ * mode services start in any order. Other errors, and UNAVAILABLE past the timeout, are thrown.
+ */
+export async function retryWhileUnavailable<T>(fn: () => Promise<T>, opts: RetryOptions): Promise<T> {
+  const until = Date.now() + opts.timeoutMs;
+  let delayMs = 200;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      const unavailable = isZitiError(err) && err.code === 'UNAVAILABLE';
+      if (!unavailable || Date.now() + delayMs > until || opts.signal?.aborted) throw err;
+      opts.log.info({ delayMs }, 'identity service not available yet, retrying');
+      await sleep(delayMs, undefined, { signal: opts.signal });
+      delayMs = Math.min(delayMs * 2, 5_000);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The auth service: authenticators and API sessions. Start: migrate → store → default admin →
+ * consumers → expiry sweep → listen → serving; stop in reverse.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Subscription } from '@edge/bus';
+import { grpcListenAddr, schemaName } from '@edge/config';
+import { createDb, migrate } from '@edge/db';
+import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import type { Logger } from '@edge/logging';
+import { contracts, type AuthServiceHandlers } from '@edge/proto';
+import { createRpcClient, createRpcServer } from '@edge/rpc';
+import { createApiSessions, type ApiSessions } from './api-sessions.js';
+import { createAuthenticate } from './authenticate.js';
+import { bootstrapDefaultAdmin } from './bootstrap.js';
+import { startConsumers } from './events.js';
+import { createHandlers } from './grpc.js';
+import { createIdentities } from './identities.js';
+import { createStore, type AuthDatabase } from './store.js';
+
+// Both src/ and dist/ sit next to migrations/.
+const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
+/** How often idle API sessions nobody presented again are swept. */
+const EXPIRY_SWEEP_INTERVAL_MS = 60_000;
+
+/** Sweeps expired API sessions periodically; returns the function that stops it. */
+function scheduleExpirySweep(apiSessions: ApiSessions, log: Logger): () => void {
+  const timer = setInterval(() => {
+    apiSessions.sweepExpired().catch((err: unknown) => log.warn({ err }, 'expired API session sweep failed'));
+  }, EXPIRY_SWEEP_INTERVAL_MS);
+  timer.unref(); // never the reason the process stays up
+  return () => clearInterval(timer);
+}
+
+/** Creates the auth service over the process's shared connection and bus. */
+export function createAuthService(ctx: ServiceContext): EdgeService {
+  const { config, conn, bus, log } = ctx;
+  const stack = createStack();
+  const aborter = new AbortController();
+  let port = 0;
+
+  async function start(): Promise<void> {
+    const schema = schemaName(config, 'auth');
+    await migrate(conn, schema, MIGRATIONS_DIR, log);
+    const db = createDb<AuthDatabase>(conn, schema);
+    stack.defer(() => db.destroy());
+    const store = createStore(db);
+    const client = createRpcClient(contracts.identity(), config.grpc.targets.identity, { deadlineMs: config.grpc.deadlineMs });
+    stack.defer(() => client.close());
+    const identities = createIdentities(client);
+    await bootstrapDefaultAdmin({ config, store, identities, log, signal: aborter.signal });
+
+    const timeoutMinutes = config.apiSessionTimeoutMinutes;
+    const apiSessions = createApiSessions({ store, bus, identities, timeoutMinutes });
+    const subscriptions: Subscription[] = await startConsumers({ bus, log, onIdentityDeleted: apiSessions.endForIdentity });
+    stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
+
+    // React, then reconcile: sessions that expired while no replica ran are ended at start.
+    await apiSessions.sweepExpired();
+    stack.defer(scheduleExpirySweep(apiSessions, log));
+
+    const server = createRpcServer('auth', log);
+    const authenticate = createAuthenticate({ store, identities, log });
+    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, store, timeoutMinutes }));
+    stack.defer(() => server.stop(config.shutdownGraceMs));
+    port = await server.listen(grpcListenAddr(config, 'auth'));
+    server.setServing(true);
+    log.info({ port }, 'auth service serving');
+  }
+
+  return {
+    name: 'auth',
+    port: () => port,
+    start,
+    async stop() {
+      aborter.abort(); // a start still waiting for the identity service gives up
+      await stack.unwind();
+    },
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * Every query of the auth service, over its own schema, with row ↔ domain mappers.
+ */
+import { sql, type ColumnType, type Generated, type Kysely, type Selectable } from 'kysely';
+import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
+import type { Authenticator, AuthenticatorMethod } from './domain/authenticator.js';
+
+type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
+type Timestamp = ColumnType<Date, Date | undefined, Date>;
+
+/** Row type of `authenticators`. */
+export interface AuthenticatorsTable {
+  id: string;
+  identity_id: string;
+  method: AuthenticatorMethod;
+  username: string | null;
+  password_hash: string | null;
+  fingerprint: string | null;
+  cert_pem: string | null;
+  tags: Generated<Json>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Row type of `api_sessions`. */
+export interface ApiSessionsTable {
+  id: string;
+  token_hash: string;
+  identity_id: string;
+  authenticator_id: string;
+  config_types: string[];
+  ip_address: string;
+  is_mfa_required: boolean;
+  is_mfa_complete: boolean;
+  last_activity_at: Timestamp;
+  tags: Generated<Json>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The tables of the auth schema. */
+export interface AuthDatabase {
+  authenticators: AuthenticatorsTable;
+  api_sessions: ApiSessionsTable;
+}
+
+/** A new updb authenticator. */
+export interface NewUpdbAuthenticator {
+  id: string;
+  identityId: string;
+  username: string;
+  passwordHash: string;
+}
+
+/** A new API session; timestamps default to now. */
+export type NewApiSession = Omit<ApiSession, 'tags' | 'createdAt' | 'updatedAt'>;
+
+/** The auth service's data access. */
+export type AuthStore = ReturnType<typeof createStore>;
+
+function toAuthenticator(row: Selectable<AuthenticatorsTable>): Authenticator {
+  return {
+    id: row.id,
+    identityId: row.identity_id,
+    method: row.method,
+    username: row.username ?? undefined,
+    passwordHash: row.password_hash ?? undefined,
+    fingerprint: row.fingerprint ?? undefined,
+    certPem: row.cert_pem ?? undefined,
+    tags: row.tags,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
+  return {
+    id: row.id,
+    tokenHash: row.token_hash,
+    identityId: row.identity_id,
+    authenticatorId: row.authenticator_id,
+    configTypes: row.config_types,
+    ipAddress: row.ip_address,
+    isMfaRequired: row.is_mfa_required,
+    isMfaComplete: row.is_mfa_complete,
+    lastActivityAt: row.last_activity_at,
+    tags: row.tags,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Creates the store over a Kysely bound to the auth schema. */
+export function createStore(db: Kysely<AuthDatabase>) {
+  return {
+    /** The updb authenticator with this username, if any. */
+    async findUpdbByUsername(username: string): Promise<Authenticator | undefined> {
+      const row = await db.selectFrom('authenticators').selectAll()
+        .where('method', '=', 'updb').where('username', '=', username)
+        .executeTakeFirst();
+      return row && toAuthenticator(row);
+    },
+
+    /**
+     * Inserts a updb authenticator unless its username is taken; true when this call inserted
+     * it (so replicas starting together can tell which one created the default admin).
+     */
+    async insertUpdbIfAbsent(a: NewUpdbAuthenticator): Promise<boolean> {
+      const rows = await db.insertInto('authenticators')
+        .values({ id: a.id, identity_id: a.identityId, method: 'updb', username: a.username, password_hash: a.passwordHash })
+        // the predicate must be a literal for Postgres to infer the partial unique index
+        .onConflict((oc) => oc.column('username').where('method', '=', sql.lit('updb')).doNothing())
+        .returning('id')
+        .execute();
+      return rows.length > 0;
+    },
+
+    /** Every authenticator of these identities. */
+    async authenticatorsOf(identityIds: string[]): Promise<Authenticator[]> {
+      if (identityIds.length === 0) return [];
+      const rows = await db.selectFrom('authenticators').selectAll()
+        .where('identity_id', 'in', identityIds).orderBy('created_at').execute();
+      return rows.map(toAuthenticator);
+    },
+
+    /** Which of these identities have at least one API session. */
+    async identitiesWithApiSessions(identityIds: string[]): Promise<Set<string>> {
+      if (identityIds.length === 0) return new Set();
+      const rows = await db.selectFrom('api_sessions').select('identity_id').distinct()
+        .where('identity_id', 'in', identityIds).execute();
+      return new Set(rows.map((r) => r.identity_id));
+    },
+
+    /** Stores a new API session and returns it as stored. */
+    async insertApiSession(s: NewApiSession): Promise<ApiSession> {
+      const row = await db.insertInto('api_sessions')
+        .values({
+          id: s.id, token_hash: s.tokenHash, identity_id: s.identityId, authenticator_id: s.authenticatorId,
+          config_types: s.configTypes, ip_address: s.ipAddress, is_mfa_required: s.isMfaRequired,
+          is_mfa_complete: s.isMfaComplete, last_activity_at: s.lastActivityAt,
+        })
+        .returningAll().executeTakeFirstOrThrow();
+      return toApiSession(row);
+    },
+
+    /** The API session whose token has this hash, if any. */
+    async findApiSessionByTokenHash(tokenHash: string): Promise<ApiSession | undefined> {
+      const row = await db.selectFrom('api_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+      return row && toApiSession(row);
+    },
+
+    /** The API session with this id, if any. */
+    async findApiSession(id: string): Promise<ApiSession | undefined> {
+      const row = await db.selectFrom('api_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toApiSession(row);
+    },
+
+    /**
+     * Records activity, unless the stored value is already newer than `olderThan` (another
+     * request or replica wrote it meanwhile); no row is locked for longer than the update.
+     */
+    async touchApiSession(id: string, at: Date, olderThan: Date): Promise<void> {
+      await db.updateTable('api_sessions').set({ last_activity_at: at })
+        .where('id', '=', id).where('last_activity_at', '<', olderThan).execute();
+    },
+
+    /** Deletes one API session; the reference when this call deleted it. */
+    async deleteApiSession(id: string): Promise<ApiSessionRef | undefined> {
+      const row = await db.deleteFrom('api_sessions').where('id', '=', id)
+        .returning(['id', 'identity_id']).executeTakeFirst();
+      return row && { id: row.id, identityId: row.identity_id };
+    },
+
+    /**
+     * Deletes up to `limit` sessions idle since before `cutoff`; returns those this call
+     * deleted (concurrent replicas each delete a row at most once).
+     */
+    async deleteIdleApiSessions(cutoff: Date, limit: number): Promise<ApiSessionRef[]> {
+      const rows = await db.deleteFrom('api_sessions')
+        .where('id', 'in', (qb) => qb.selectFrom('api_sessions').select('id').where('last_activity_at', '<', cutoff).limit(limit))
+        .returning(['id', 'identity_id']).execute();
+      return rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
+    },
+
+    /**
+     * Deletes everything an identity authenticates with (API sessions and authenticators) in
+     * one transaction; returns the API sessions this call deleted.
+     */
+    async deleteIdentityAuth(identityId: string): Promise<ApiSessionRef[]> {
+      return db.transaction().execute(async (trx) => {
+        const rows = await trx.deleteFrom('api_sessions').where('identity_id', '=', identityId)
+          .returning(['id', 'identity_id']).execute();
+        await trx.deleteFrom('authenticators').where('identity_id', '=', identityId).execute();
+        return rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
+      });
+    },
+  };
+}

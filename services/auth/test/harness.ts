@@ -1,0 +1,129 @@
+/**
+ * Test harness: the auth service on a real Postgres schema, a real NATS subject prefix and a
+ * real gRPC port, with a small in-test identity service standing in for services/identity
+ * (the only thing outside the process under test).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createNatsBus, type Bus } from '@edge/bus';
+import { loadConfig, schemaName, type Config } from '@edge/config';
+import { createDb, dropSchema, openConnection, type DbConnection } from '@edge/db';
+import { notFound } from '@edge/errors';
+import { newId } from '@edge/ids';
+import type { EdgeService } from '@edge/lifecycle';
+import { silentLogger } from '@edge/logging';
+import { contracts, type AuthServiceClient, type IdentityServiceHandlers, type identity } from '@edge/proto';
+import { createRpcClient, createRpcServer, type AsyncHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
+import type { Kysely } from 'kysely';
+import { createAuthService } from '../src/index.js';
+
+const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** An identity as the stand-in identity service holds it. */
+export type FakeIdentity = identity.Identity;
+
+/** The stand-in identity service: identities in a Map, calls recorded. */
+export interface FakeIdentityService {
+  identities: Map<string, FakeIdentity>;
+  environmentUpdates: Array<{ id: string; envInfoJson: string; sdkInfoJson: string }>;
+  ensureDefaultAdminCalls: number;
+  add(fields: Partial<FakeIdentity> & { name: string }): FakeIdentity;
+  addr: string;
+  server: RpcServer;
+}
+
+function notImplemented(): never {
+  throw new Error('not used by the auth service tests');
+}
+
+async function startFakeIdentityService(): Promise<FakeIdentityService> {
+  const fake = { identities: new Map(), environmentUpdates: [], ensureDefaultAdminCalls: 0 } as unknown as FakeIdentityService;
+  fake.add = (fields) => {
+    const i: FakeIdentity = { id: newId(), isAdmin: false, isDefaultAdmin: false, disabled: false, ...fields };
+    fake.identities.set(i.id!, i);
+    return i;
+  };
+  const handlers: AsyncHandlers<IdentityServiceHandlers> = {
+    async GetIdentity(req) {
+      const i = fake.identities.get(req.id);
+      if (!i) throw notFound('identity', req.id);
+      return i;
+    },
+    async EnsureDefaultAdmin(req) {
+      fake.ensureDefaultAdminCalls++;
+      const existing = [...fake.identities.values()].find((i) => i.isDefaultAdmin);
+      return existing ?? fake.add({ name: req.name, isAdmin: true, isDefaultAdmin: true });
+    },
+    async UpdateIdentityEnvironment(req) {
+      fake.environmentUpdates.push({ id: req.id, envInfoJson: req.envInfoJson, sdkInfoJson: req.sdkInfoJson });
+      return {};
+    },
+    CreateIdentity: notImplemented, GetIdentities: notImplemented, ListIdentities: notImplemented,
+    UpdateIdentity: notImplemented, DeleteIdentity: notImplemented,
+  };
+  fake.server = createRpcServer('identity', silentLogger());
+  fake.server.add<IdentityServiceHandlers>(contracts.identity(), handlers);
+  const port = await fake.server.listen('127.0.0.1:0');
+  fake.server.setServing(true);
+  fake.addr = `127.0.0.1:${port}`;
+  return fake;
+}
+
+/** Everything one test file works with. */
+export interface Harness {
+  config: Config;
+  conn: DbConnection;
+  bus: Bus;
+  /** Raw access to the auth schema, for assertions and for ageing sessions. */
+  db: Kysely<any>;
+  identity: FakeIdentityService;
+  /** Starts an auth service instance (a "replica"); stopped by `close`. */
+  startAuth(): Promise<{ service: EdgeService; client: RpcClient<AuthServiceClient> }>;
+  close(): Promise<void>;
+}
+
+/** Sets up a fresh schema, subject prefix, data dir and identity stand-in. */
+export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const random = Math.random().toString(36).slice(2, 10);
+  const identity = await startFakeIdentityService();
+  const dataDir = await mkdtemp(join(tmpdir(), 'edge-auth-'));
+  const config = loadConfig({
+    EDGE_DATABASE_URL: DATABASE_URL,
+    EDGE_DATABASE_SCHEMA_PREFIX: `t${random}_`,
+    EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
+    EDGE_IDENTITY_GRPC_ADDR: identity.addr,
+    EDGE_GRPC_DEADLINE_MS: '5000',
+    EDGE_DATA_DIR: dataDir,
+    EDGE_SHUTDOWN_GRACE_MS: '500',
+    ...env,
+  });
+  const conn = await openConnection({ url: DATABASE_URL });
+  const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `t${random}.` });
+  const db = createDb<any>(conn, schemaName(config, 'auth'));
+  const running: Array<{ service: EdgeService; client: RpcClient<AuthServiceClient> }> = [];
+
+  return {
+    config, conn, bus, db, identity,
+    async startAuth() {
+      const service = createAuthService({ config, conn, bus, log: silentLogger() });
+      await service.start();
+      const client = createRpcClient(contracts.auth(), `127.0.0.1:${service.port()}`, { deadlineMs: 5000 });
+      running.push({ service, client });
+      return { service, client };
+    },
+    async close() {
+      for (const r of running.reverse()) {
+        r.client.close();
+        await r.service.stop();
+      }
+      await bus.close();
+      await identity.server.stop(100);
+      await dropSchema(conn, schemaName(config, 'auth'));
+      await db.destroy();
+      await conn.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The gateway: both REST interfaces over HTTPS, translated to gRPC calls on the services.
+ */
+import { hostname } from 'node:os';
+import type { FastifyInstance } from 'fastify';
+import type { Bus } from '@edge/bus';
+import type { Config } from '@edge/config';
+import type { Logger } from '@edge/logging';
+import { createClients, type Clients } from './clients.js';
+import { createApp } from './http/app.js';
+import { createRouter } from './http/route.js';
+import { createSessionCache, type SessionCache } from './http/session-cache.js';
+import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes } from './routes/root.js';
+import { registerSessionRoutes } from './routes/shared/session-routes.js';
+import { registerIdentityRoutes } from './routes/management/identities/routes.js';
+
+export interface GatewayDeps {
+  config: Config;
+  bus: Bus;
+  log: Logger;
+}
+
+export interface Gateway {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The bound HTTPS port (after start). */
+  port(): number;
+  /** The CA bundle clients should trust (after start). */
+  caPem(): string;
+}
+
+function splitAddr(addr: string): { host: string; port: number } {
+  const i = addr.lastIndexOf(':');
+  return { host: addr.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(addr.slice(i + 1)) };
+}
+
+/** Waits for the pki service to hand out the listener's certificate (it may start later). */
+async function fetchTls(clients: Clients, log: Logger, timeoutMs = 120_000) {
+  const until = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const tls = await clients.pki.getServerTls({}, { deadlineMs: 5_000 });
+      return { cert: tls.certChainPem, key: tls.keyPem, ca: tls.caBundlePem };
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      if (attempt % 10 === 0) log.info('waiting for the pki service');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache) {
+  const route = createRouter(app, cache);
+  registerRootRoutes(route, config, clients);
+  for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) registerSessionRoutes(route, base, clients, cache);
+  registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
+}
+
+/** Creates the gateway; nothing listens until start(). */
+export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gateway {
+  const log = parentLog.child({ service: 'gateway' });
+  const clients = createClients(config);
+  const cache = createSessionCache(clients, bus);
+  let app: FastifyInstance | undefined;
+  let port = 0;
+  let ca = '';
+  let controllerId = '';
+
+  return {
+    port: () => port,
+    caPem: () => ca,
+    async start() {
+      const tls = await fetchTls(clients, log);
+      ca = tls.ca;
+      await cache.start();
+      app = createApp(tls, log);
+      registerRoutes(app, config, clients, cache);
+      const { host, port: wanted } = splitAddr(config.http.addr);
+      await app.listen({ host, port: wanted });
+      port = (app.server.address() as { port: number }).port;
+      controllerId = `${hostname()}:${port}`;
+      const advertised = wanted === 0 ? `${host}:${port}` : config.http.advertisedAddress;
+      await clients.session
+        .registerController({ id: controllerId, name: controllerId, apiAddress: `https://${advertised}`, certPem: tls.cert })
+        .catch((err: unknown) => log.warn({ err }, 'could not register with the session service'));
+      log.info({ url: `https://${advertised}` }, 'gateway listening');
+    },
+    async stop() {
+      if (controllerId) await clients.session.unregisterController({ id: controllerId }).catch(() => undefined);
+      await app?.close();
+      await cache.stop();
+      clients.close();
+    },
+  };
+}

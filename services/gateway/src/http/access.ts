@@ -1,0 +1,62 @@
+/**
+ * Who may call a route: nobody in particular, any fully authenticated session, a session still
+ * completing MFA, or an admin. Also renders the 401s of WIRE.md.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ZitiError, isZitiError } from '@edge/errors';
+import type { Principal, SessionCache } from './session-cache.js';
+
+export type Access = 'public' | 'partial' | 'session' | 'admin';
+
+/** Why a request is not authorized, as sent in WWW-Authenticate. */
+type Reason = 'missing' | 'invalid' | 'expired' | 'forbidden' | 'mfa';
+
+export class AuthRequired extends ZitiError {
+  constructor(readonly reason: Reason) {
+    super('UNAUTHORIZED');
+  }
+}
+
+/** The session token of a request: the zt-session header (or an Authorization bearer token). */
+export function sessionToken(req: FastifyRequest): string | undefined {
+  const h = req.headers['zt-session'];
+  if (typeof h === 'string' && h.trim()) return h.trim();
+  const a = req.headers.authorization;
+  if (typeof a === 'string' && a.toLowerCase().startsWith('bearer ')) return a.slice(7).trim() || undefined;
+  return undefined;
+}
+
+/** Resolves the caller and checks `access`; throws AuthRequired when refused. */
+export async function authorize(req: FastifyRequest, access: Access, cache: SessionCache): Promise<Principal | undefined> {
+  if (access === 'public') return undefined;
+  const token = sessionToken(req);
+  if (!token) throw new AuthRequired('missing');
+  let principal: Principal;
+  try {
+    principal = await cache.resolve(token);
+  } catch (e) {
+    if (isZitiError(e) && e.code === 'UNAUTHORIZED') {
+      throw new AuthRequired(e.args?.reason === 'expired' ? 'expired' : 'invalid');
+    }
+    throw e;
+  }
+  const s = principal.apiSession!;
+  if (access !== 'partial' && s.isMfaRequired && !s.isMfaComplete) throw new AuthRequired('mfa');
+  if (access === 'admin' && !principal.isAdmin) throw new AuthRequired('forbidden');
+  return principal;
+}
+
+/** Adds the session expiry headers OpenZiti sends on authenticated responses. */
+export function expiryHeaders(reply: FastifyReply, principal: Principal | undefined): void {
+  const s = principal?.apiSession;
+  if (!s?.expiresAt) return;
+  const seconds = Math.max(0, Math.round((Date.parse(s.expiresAt) - Date.now()) / 1000));
+  reply.header('expiration-seconds', String(seconds));
+  reply.header('expires-at', s.expiresAt);
+}
+
+/** The WWW-Authenticate value for a refused request. */
+export function wwwAuthenticate(reason: Reason): string {
+  const error = reason === 'forbidden' || reason === 'mfa' ? 'invalid' : reason;
+  return `zt-session realm="openziti" error="${error}"`;
+}

@@ -1,0 +1,57 @@
+/**
+ * Resolves `zt-session` tokens to principals through the auth service, caching answers for a
+ * few seconds. Cached entries are dropped as soon as an event says the API session or its
+ * identity changed, so a logout or a demotion is not served from cache.
+ */
+import { createHash } from 'node:crypto';
+import type { Bus, Subscription } from '@edge/bus';
+import type { auth } from '@edge/proto';
+import type { Clients } from '../clients.js';
+
+export type Principal = auth.Principal__Output;
+
+interface Entry {
+  principal: Principal;
+  until: number;
+}
+
+const MAX_ENTRIES = 50_000;
+
+/** The cache of token → principal, with event-driven invalidation. */
+export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 5_000) {
+  const byToken = new Map<string, Entry>();
+  const subs: Subscription[] = [];
+  const key = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+  const dropWhere = (pred: (p: Principal) => boolean) => {
+    for (const [k, e] of byToken) if (pred(e.principal)) byToken.delete(k);
+  };
+
+  return {
+    /** The principal of a token; throws the auth service's UNAUTHORIZED when it is not valid. */
+    async resolve(token: string): Promise<Principal> {
+      const k = key(token);
+      const hit = byToken.get(k);
+      if (hit && hit.until > Date.now()) return hit.principal;
+      const principal = await clients.auth.validateSession({ token });
+      if (byToken.size >= MAX_ENTRIES) byToken.delete(byToken.keys().next().value!);
+      byToken.set(k, { principal, until: Date.now() + ttlMs });
+      return principal;
+    },
+    forget(token: string) {
+      byToken.delete(key(token));
+    },
+    async start() {
+      subs.push(
+        await bus.subscribe<{ id: string }>('edge.auth.api-session.deleted', async (m) => dropWhere((p) => p.apiSession?.id === m.data.id)),
+        await bus.subscribe<{ id: string }>('edge.identity.identity.*', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.id)),
+      );
+    },
+    async stop() {
+      await Promise.all(subs.splice(0).map((s) => s.unsubscribe()));
+      byToken.clear();
+    },
+  };
+}
+
+export type SessionCache = ReturnType<typeof createSessionCache>;

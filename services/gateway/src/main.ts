@@ -1,0 +1,21 @@
+import { loadConfig } from '@edge/config';
+import { createLogger } from '@edge/logging';
+import { openInfra, runUntilSignal } from '@edge/lifecycle';
+import { createGateway } from './gateway.js';
+
+// The gateway owns no schema; it only needs the bus for cache invalidation.
+const config = loadConfig();
+const log = createLogger({ level: config.log.level, name: 'gateway' });
+const infra = await openInfra({ ...config, database: { ...config.database } }, log, 'gateway');
+const gateway = createGateway({ config, bus: infra.bus, log });
+await runUntilSignal(
+  {
+    start: () => gateway.start(),
+    stop: async () => {
+      await gateway.stop();
+      await infra.close();
+    },
+  },
+  log,
+  config.shutdownGraceMs,
+);

@@ -1,0 +1,66 @@
+/**
+ * Management `/identities`: list, create, detail, replace, patch, delete.
+ */
+import { fieldError } from '@edge/errors';
+import { created, empty, list, ok } from '@edge/envelope';
+import { parseBody, parsePaging } from '@edge/schemas';
+import type { Clients } from '../../../clients.js';
+import type { Router } from '../../../http/route.js';
+import { renderIdentity } from '../../shared/render.js';
+import { ALL_FIELDS, patchMask, toFields } from './map.js';
+import { identityCreate, identityPatch, identityUpdate } from './schemas.js';
+
+type Params = { id: string };
+
+/** Registers the identity routes under the management base path. */
+export function registerIdentityRoutes(route: Router, base: string, clients: Clients): void {
+  const url = `${base}/identities`;
+
+  const detail = async (id: string) => {
+    const [identity, summaries] = await Promise.all([
+      clients.identity.getIdentity({ id }),
+      clients.auth.getIdentityAuthSummaries({ identityIds: [id] }),
+    ]);
+    return renderIdentity(identity, summaries.summaries[0]);
+  };
+
+  route('GET', url, 'admin', async (req) => {
+    const paging = parsePaging(req.query as Record<string, unknown>);
+    const page = await clients.identity.listIdentities(paging);
+    const { summaries } = await clients.auth.getIdentityAuthSummaries({ identityIds: page.identities.map((i) => i.id) });
+    const byId = new Map(summaries.map((s) => [s.identityId, s]));
+    const data = page.identities.map((i) => renderIdentity(i, byId.get(i.id)));
+    return { body: list(data, { limit: page.limit, offset: page.offset, totalCount: page.totalCount }, page.filterableFields) };
+  });
+
+  route('POST', url, 'admin', async (req) => {
+    const body = parseBody(identityCreate, req.body);
+    if (body.enrollment && (body.enrollment.ott || body.enrollment.ottca || body.enrollment.updb)) {
+      // Enrollments are issued by the pki service once enrollment lands; refuse rather than
+      // create an identity without the enrollment the caller asked for.
+      throw fieldError('enrollment', 'enrollments cannot be created by this controller yet', body.enrollment);
+    }
+    const { id } = await clients.identity.createIdentity({ fields: toFields(body) });
+    return { status: 201, body: created(id, 'identities') };
+  });
+
+  route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(await detail((req.params as Params).id)) }));
+
+  route('PUT', `${url}/:id`, 'admin', async (req) => {
+    const body = parseBody(identityUpdate, req.body);
+    await clients.identity.updateIdentity({ id: (req.params as Params).id, fields: toFields(body), updateMask: ALL_FIELDS });
+    return { body: empty() };
+  });
+
+  route('PATCH', `${url}/:id`, 'admin', async (req) => {
+    const body = parseBody(identityPatch, req.body);
+    const mask = patchMask(req.body as Record<string, unknown>);
+    await clients.identity.updateIdentity({ id: (req.params as Params).id, fields: toFields(body), updateMask: mask });
+    return { body: empty() };
+  });
+
+  route('DELETE', `${url}/:id`, 'admin', async (req) => {
+    await clients.identity.deleteIdentity({ id: (req.params as Params).id });
+    return { body: empty() };
+  });
+}

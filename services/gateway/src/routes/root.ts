@@ -1,0 +1,52 @@
+/**
+ * Routes that need no session: version information, the CA bundle for EST, capabilities.
+ */
+import type { Config } from '@edge/config';
+import { ok } from '@edge/envelope';
+import type { Clients } from '../clients.js';
+import type { Router } from '../http/route.js';
+
+export const CLIENT_BASE = '/edge/client/v1';
+export const MANAGEMENT_BASE = '/edge/management/v1';
+export const VERSION = '0.1.0';
+
+/** Capabilities this controller really serves (OIDC_AUTH only once OIDC login exists). */
+export const CAPABILITIES: string[] = [];
+
+/** The `data` of the version answer: SDKs use `apiVersions.edge.v1.path` as their prefix. */
+export function versionData(config: Config) {
+  const base = `https://${config.http.advertisedAddress}`;
+  const api = (path: string) => ({ v1: { path, version: '1', apiBaseUrls: [`${base}${path}`] } });
+  return {
+    version: `v${VERSION}`,
+    revision: process.env.EDGE_REVISION ?? 'local',
+    buildDate: process.env.EDGE_BUILD_DATE ?? new Date(0).toISOString(),
+    runtimeVersion: process.version,
+    capabilities: CAPABILITIES,
+    apiVersions: {
+      edge: api(CLIENT_BASE),
+      'edge-client': api(CLIENT_BASE),
+      'edge-management': api(MANAGEMENT_BASE),
+    },
+  };
+}
+
+/** Registers the public routes on the root and under both base paths. */
+export function registerRootRoutes(route: Router, config: Config, clients: Clients): void {
+  const version = async () => ({ body: ok(versionData(config)) });
+  const cacerts = async () => {
+    const { pkcs7Base64 } = await clients.pki.getCaCerts({});
+    return { body: pkcs7Base64.replace(/(.{64})/g, '$1\n').trimEnd() + '\n', contentType: 'application/pkcs7-mime', headers: { 'content-transfer-encoding': 'base64' } };
+  };
+  const capabilities = async () => ({ body: ok(CAPABILITIES) });
+
+  route('GET', '/version', 'public', version);
+  route('GET', '/.well-known/est/cacerts', 'public', cacerts);
+  for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
+    route('GET', base, 'public', version);
+    route('GET', `${base}/`, 'public', version);
+    route('GET', `${base}/version`, 'public', version);
+    route('GET', `${base}/.well-known/est/cacerts`, 'public', cacerts);
+    route('GET', `${base}/enumerated-capabilities`, 'public', capabilities);
+  }
+}

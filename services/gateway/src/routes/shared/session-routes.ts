@@ -1,0 +1,74 @@
+/**
+ * Authentication and the caller's own session and identity, served identically on both APIs.
+ */
+import type { FastifyRequest } from 'fastify';
+import { ZitiError } from '@edge/errors';
+import { empty, ok } from '@edge/envelope';
+import { envInfo, parseBody, sdkInfo, z } from '@edge/schemas';
+import type { Clients } from '../../clients.js';
+import { sessionToken } from '../../http/access.js';
+import type { Router } from '../../http/route.js';
+import type { SessionCache } from '../../http/session-cache.js';
+import { renderApiSession, renderIdentity } from './render.js';
+
+const METHODS = new Set(['password', 'cert', 'ext-jwt']);
+
+/** `authenticate` body (A1 of the specs). */
+const authenticateBody = z.object({
+  username: z.string().min(4).max(100).optional(),
+  password: z.string().min(5).max(100).optional(),
+  configTypes: z.array(z.string().max(255)).max(100).optional(),
+  envInfo: envInfo.optional(),
+  sdkInfo: sdkInfo.optional(),
+});
+
+function clientCertPem(req: FastifyRequest): string {
+  const socket = req.raw.socket as { getPeerCertificate?: (detailed: boolean) => { raw?: Buffer } };
+  const raw = socket.getPeerCertificate?.(false)?.raw;
+  if (!raw) return '';
+  const b64 = raw.toString('base64').replace(/(.{64})/g, '$1\n');
+  return `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`;
+}
+
+/** Registers authenticate, current-api-session and current-identity under `base`. */
+export function registerSessionRoutes(route: Router, base: string, clients: Clients, cache: SessionCache): void {
+  route('POST', `${base}/authenticate`, 'public', async (req) => {
+    const method = (req.query as Record<string, unknown>).method;
+    if (typeof method !== 'string' || !METHODS.has(method)) {
+      throw new ZitiError('INVALID_AUTH_METHOD', { causeMessage: `method must be one of ${[...METHODS].join(', ')}` });
+    }
+    const body = parseBody(authenticateBody, req.body ?? {});
+    const session = await clients.auth.authenticate({
+      method,
+      username: body.username ?? '',
+      password: body.password ?? '',
+      configTypes: body.configTypes ?? [],
+      envInfoJson: body.envInfo ? JSON.stringify(body.envInfo) : '',
+      sdkInfoJson: body.sdkInfo ? JSON.stringify(body.sdkInfo) : '',
+      clientCertPem: clientCertPem(req),
+      remoteAddress: req.ip,
+      bearerToken: '',
+    });
+    return { body: ok(renderApiSession(session, session.token)), headers: { 'zt-session': session.token } };
+  });
+
+  route('GET', `${base}/current-api-session`, 'partial', async (req, principal) => {
+    const session = await clients.auth.getApiSession({ id: principal!.apiSession!.id });
+    return { body: ok(renderApiSession(session, sessionToken(req)!)) };
+  });
+
+  route('DELETE', `${base}/current-api-session`, 'partial', async (req, principal) => {
+    await clients.auth.deleteApiSession({ id: principal!.apiSession!.id });
+    cache.forget(sessionToken(req)!);
+    return { body: empty() };
+  });
+
+  route('GET', `${base}/current-identity`, 'session', async (_req, principal) => {
+    const id = principal!.apiSession!.identityId;
+    const [identity, summaries] = await Promise.all([
+      clients.identity.getIdentity({ id }),
+      clients.auth.getIdentityAuthSummaries({ identityIds: [id] }),
+    ]);
+    return { body: ok(renderIdentity(identity, summaries.summaries[0])) };
+  });
+}

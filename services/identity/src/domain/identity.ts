@@ -1,0 +1,115 @@
+/**
+ * Identity rules that do not depend on storage or transport.
+ */
+import { ZitiError, fieldError } from '@edge/errors';
+
+export type Precedence = 'default' | 'required' | 'failed';
+export type Json = Record<string, unknown>;
+
+/** The writable fields of an identity, as the domain sees them. */
+export interface IdentityInput {
+  name: string;
+  typeId: string;
+  isAdmin: boolean;
+  roleAttributes: string[];
+  tags: Json;
+  appData: Json;
+  defaultHostingCost: number;
+  defaultHostingPrecedence: Precedence;
+  serviceHostingCosts: Record<string, number>;
+  serviceHostingPrecedences: Record<string, Precedence>;
+  externalId: string | null;
+  authPolicyId: string;
+  permissions: string[];
+}
+
+/** A stored identity. */
+export interface Identity extends IdentityInput {
+  id: string;
+  isDefaultAdmin: boolean;
+  disabled: boolean;
+  disabledAt: Date | null;
+  disabledUntil: Date | null;
+  envInfo: Json;
+  sdkInfo: Json;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** JSON names of the writable fields; an update mask names a subset of these. */
+export const WRITABLE_FIELDS = [
+  'name', 'type', 'isAdmin', 'roleAttributes', 'tags', 'appData', 'defaultHostingCost',
+  'defaultHostingPrecedence', 'serviceHostingCosts', 'serviceHostingPrecedences', 'externalId',
+  'authPolicyId', 'permissions',
+] as const;
+export type WritableField = (typeof WRITABLE_FIELDS)[number];
+
+export const DEFAULT_AUTH_POLICY_ID = 'default';
+const PRECEDENCES = new Set(['default', 'required', 'failed']);
+
+/**
+ * The stored type id for a requested type. User, Device and Service are legacy names that
+ * OpenZiti stores as Default (controller/internal/routes/identity_router.go getIdentityTypeId).
+ */
+export function normalizeTypeId(type: string): string {
+  switch (type) {
+    case 'User': case 'Device': case 'Service': case 'Default': case '':
+      return 'Default';
+    case 'Router':
+      return 'Router';
+    default:
+      throw fieldError('type', 'must be one of User, Device, Service, Router, Default', type);
+  }
+}
+
+/** Validates the rules zod at the edge cannot know; throws a field error on the first breach. */
+export function validateIdentityInput(input: IdentityInput): void {
+  if (!input.name.trim()) throw fieldError('name', 'must not be empty', input.name);
+  for (const attr of input.roleAttributes) {
+    if (attr.startsWith('#') || attr.startsWith('@')) {
+      throw fieldError('roleAttributes', 'role attributes may not start with # or @', attr);
+    }
+  }
+  if (!PRECEDENCES.has(input.defaultHostingPrecedence)) {
+    throw fieldError('defaultHostingPrecedence', 'must be one of default, required, failed', input.defaultHostingPrecedence);
+  }
+  for (const [svc, p] of Object.entries(input.serviceHostingPrecedences)) {
+    if (!PRECEDENCES.has(p)) throw fieldError(`serviceHostingPrecedences.${svc}`, 'must be one of default, required, failed', p);
+  }
+  for (const [svc, c] of Object.entries(input.serviceHostingCosts)) {
+    if (!Number.isInteger(c) || c < 0 || c > 65535) throw fieldError(`serviceHostingCosts.${svc}`, 'must be an integer from 0 to 65535', c);
+  }
+  if (input.authPolicyId !== DEFAULT_AUTH_POLICY_ID) {
+    // Auth policies other than `default` arrive with the auth-policy work (issue 5); until then
+    // any other id names nothing.
+    throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', {
+      cause: { field: 'authPolicyId', reason: 'auth policy not found', value: input.authPolicyId },
+      causeMessage: `auth policy ${input.authPolicyId} not found`,
+    });
+  }
+}
+
+/** Applies an update mask: the fields named take the new values, the rest stay. */
+export function applyUpdate(current: Identity, next: IdentityInput, mask: readonly string[]): IdentityInput {
+  const out: IdentityInput = { ...current };
+  for (const field of mask) {
+    const key = field === 'type' ? 'typeId' : (field as keyof IdentityInput);
+    if (!(key in next)) throw fieldError(field, 'is not a writable field', field);
+    (out as unknown as Record<string, unknown>)[key] = next[key];
+  }
+  return out;
+}
+
+/** The default admin stays an admin; other fields of it may change. */
+export function checkDefaultAdminUpdate(current: Identity, next: IdentityInput): void {
+  if (current.isDefaultAdmin && !next.isAdmin) {
+    throw fieldError('isAdmin', 'the default admin cannot be demoted', false);
+  }
+}
+
+/** The default admin can never be deleted (OpenZiti answers ENTITY_CAN_NOT_BE_DELETED). */
+export function checkDeletable(identity: Identity): void {
+  if (identity.isDefaultAdmin) {
+    throw new ZitiError('ENTITY_CAN_NOT_BE_DELETED', { causeMessage: 'the default admin identity cannot be deleted' });
+  }
+}

@@ -1,0 +1,4 @@
+import { serviceMain } from '@edge/lifecycle';
+import { createIdentityService } from './service.js';
+
+await serviceMain('identity', createIdentityService);

@@ -1,0 +1,19 @@
+/**
+ * The identity service: identities and identity types in their own schema, behind gRPC.
+ */
+import { fileURLToPath } from 'node:url';
+import { createGrpcService, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { contracts, type IdentityServiceHandlers } from '@edge/proto';
+import { createIdentityStore, type IdentityDb } from './store.js';
+import { createIdentityEvents } from './events.js';
+import { createIdentityHandlers } from './grpc.js';
+
+const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
+
+/** Creates the identity service; nothing happens until start(). */
+export function createIdentityService(ctx: ServiceContext): EdgeService {
+  return createGrpcService<IdentityDb>(ctx, 'identity', MIGRATIONS, async ({ db, server }) => {
+    const store = createIdentityStore(db);
+    server.add<IdentityServiceHandlers>(contracts.identity(), createIdentityHandlers(store, createIdentityEvents(ctx.bus)));
+  });
+}

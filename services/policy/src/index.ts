@@ -1,0 +1,1 @@
+export { createPolicyService } from './service.js';

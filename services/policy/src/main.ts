@@ -1,0 +1,4 @@
+import { serviceMain } from '@edge/lifecycle';
+import { createPolicyService } from './service.js';
+
+await serviceMain('policy', createPolicyService);

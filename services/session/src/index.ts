@@ -1,0 +1,1 @@
+export { createSessionService } from './service.js';
