@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { ADMIN, startTestController, type TestController } from '../support/controller.js';
 import { TEST_DATABASE_URL } from '../support/infra.js';
+import { createPasswordIdentity } from '../support/password-identity.js';
 
 const C = '/edge/client/v1';
 const M = '/edge/management/v1';
@@ -74,24 +75,61 @@ describe('authentication and the current session', () => {
     } finally {
       await db.end();
     }
-    c.running; // the gateway caches a principal for a few seconds; wait it out
+    // the gateway caches a principal for a few seconds; wait it out
     await new Promise((r) => setTimeout(r, 5500));
     const r = await c.http.get(`${C}/current-identity`, { session: token });
     expect(r.status).toBe(401);
     expect(r.headers['www-authenticate']).toContain('expired');
   });
 
-  it('refuses management calls from a non-admin with 401', async () => {
-    // A non-admin identity with a password cannot be created through the API until updb
-    // enrollment exists; the admin flag check is exercised by demoting a fresh admin instead.
+  it('refuses management calls from a non-admin with 401, but serves its own client calls', async () => {
     const admin = await c.login();
-    const me = await c.http.get(`${M}/current-identity`, { session: admin, expectStatus: 200 });
-    expect(me.body.data.isAdmin).toBe(true);
+    const user = await createPasswordIdentity(c, admin, 'plain-user', 'plain-password');
+    const mgmt = await c.http.get(`${M}/identities`, { session: user.token });
+    expect(mgmt.status).toBe(401);
+    expect(mgmt.body.error.code).toBe('UNAUTHORIZED');
+    const me = await c.http.get(`${C}/current-identity`, { session: user.token, expectStatus: 200 });
+    expect(me.body.data).toMatchObject({ id: user.id, isAdmin: false });
+  });
+
+  it('sees a promotion to admin on the next request', async () => {
+    const admin = await c.login();
+    const user = await createPasswordIdentity(c, admin, 'promoted-user', 'plain-password');
+    expect((await c.http.get(`${M}/identities`, { session: user.token })).status).toBe(401);
+    await c.http.patch(`${M}/identities/${user.id}`, { body: { isAdmin: true }, session: admin, expectStatus: 200 });
+    // Within the cache TTL (5 s): only the identity-updated event can make this pass in time.
+    await waitFor(async () => (await c.http.get(`${M}/identities`, { session: user.token, skipValidation: true })).status === 200, 2_500);
   });
 
   it('ends the API sessions of a deleted identity (identity → NATS → auth)', async () => {
     const admin = await c.login();
-    const list = await c.http.get(`${M}/api-sessions`, { session: admin, skipValidation: true });
-    expect([200, 404]).toContain(list.status);
+    const user = await createPasswordIdentity(c, admin, 'doomed-user', 'plain-password');
+    await c.http.get(`${C}/current-identity`, { session: user.token, expectStatus: 200 });
+    await c.http.delete(`${M}/identities/${user.id}`, { session: admin, expectStatus: 200 });
+    await waitFor(async () => (await sessionRows(user.id)) === 0);
+    const r = await c.http.get(`${C}/current-api-session`, { session: user.token });
+    expect(r.status).toBe(401);
+    const login = await c.http.post(`${C}/authenticate?method=password`, { body: { username: 'doomed-user', password: 'plain-password' } });
+    expect(login.status).toBe(401);
   });
 });
+
+async function sessionRows(identityId: string): Promise<number> {
+  const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await db.connect();
+  try {
+    const r = await db.query(`SELECT count(*)::int AS n FROM "${c.prefix}_auth".api_sessions WHERE identity_id = $1`, [identityId]);
+    return r.rows[0].n as number;
+  } finally {
+    await db.end();
+  }
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('condition not met in time');
+}

@@ -1,0 +1,102 @@
+import { trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contracts, type IdentityServiceHandlers, type PkiServiceHandlers } from '@edge/proto';
+import { createRpcClient, createRpcServer, type AsyncHandlers, type RpcServer } from '@edge/rpc';
+import { silentLogger } from '@edge/logging';
+import { startTelemetry, tracesUrl, type Telemetry } from './index.js';
+
+const exporter = new InMemorySpanExporter();
+let telemetry: Telemetry;
+const servers: RpcServer[] = [];
+let identityAddr = '';
+
+const notImplemented = async (): Promise<never> => {
+  throw new Error('not implemented');
+};
+
+function parentOf(span: ReadableSpan): string | undefined {
+  const s = span as ReadableSpan & { parentSpanId?: string };
+  return span.parentSpanContext?.spanId ?? s.parentSpanId;
+}
+
+async function serve<H>(name: string, service: Parameters<RpcServer['add']>[0], handlers: AsyncHandlers<H>): Promise<string> {
+  const server = createRpcServer(name, silentLogger());
+  server.add<H>(service, handlers);
+  const port = await server.listen('127.0.0.1:0');
+  server.setServing(true);
+  servers.push(server);
+  return `127.0.0.1:${port}`;
+}
+
+beforeAll(async () => {
+  telemetry = startTelemetry({ serviceName: 'telemetry-test', namespace: 'edge-test', spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+  const pkiAddr = await serve<PkiServiceHandlers>('pki', contracts.pki(), {
+    GetServerTls: notImplemented,
+    GetCaCerts: async () => ({ pkcs7Base64: '', pem: 'PEM' }),
+  });
+  const pki = createRpcClient(contracts.pki(), pkiAddr, { deadlineMs: 5000 });
+  identityAddr = await serve<IdentityServiceHandlers>('identity', contracts.identity(), {
+    GetIdentity: async (req) => {
+      const ca = await pki.getCaCerts({});
+      return { id: req.id, name: ca.pem };
+    },
+    CreateIdentity: notImplemented, GetIdentities: notImplemented, ListIdentities: notImplemented,
+    UpdateIdentity: notImplemented, DeleteIdentity: notImplemented,
+    UpdateIdentityEnvironment: notImplemented, EnsureDefaultAdmin: notImplemented,
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop(500)));
+  await telemetry?.shutdown();
+});
+
+describe('startTelemetry', () => {
+  it('is idempotent per process', () => {
+    expect(startTelemetry({ serviceName: 'other' })).toBe(telemetry);
+  });
+
+  it('names the OTLP traces path', () => {
+    expect(tracesUrl('http://collector:4318')).toBe('http://collector:4318/v1/traces');
+    expect(tracesUrl('http://collector:4318/')).toBe('http://collector:4318/v1/traces');
+    expect(tracesUrl('http://collector:4318/v1/traces')).toBe('http://collector:4318/v1/traces');
+  });
+
+  it('carries one trace from an active span through two gRPC hops', async () => {
+    exporter.reset();
+    const identity = createRpcClient(contracts.identity(), identityAddr, { deadlineMs: 5000 });
+    const tracer = trace.getTracer('telemetry-test');
+    const res = await tracer.startActiveSpan('http-request', async (span) => {
+      try {
+        return await identity.getIdentity({ id: 'i1' });
+      } finally {
+        span.end();
+      }
+    });
+    identity.close();
+    expect(res).toMatchObject({ id: 'i1', name: 'PEM' });
+
+    const spans = exporter.getFinishedSpans();
+    const root = spans.find((s) => s.name === 'http-request');
+    expect(root).toBeDefined();
+    expect(spans.map((s) => s.spanContext().traceId)).toEqual(spans.map(() => root!.spanContext().traceId));
+    expect(parentOf(root!)).toBeUndefined();
+
+    // Walk the chain from the root: each span has exactly one child.
+    const chain: string[] = [];
+    let current: ReadableSpan | undefined = root;
+    while (current) {
+      chain.push(`${current.name}:${current.kind}`);
+      const id: string = current.spanContext().spanId;
+      const children = spans.filter((s) => parentOf(s) === id);
+      expect(children.length).toBeLessThanOrEqual(1);
+      current = children[0];
+    }
+    // kinds: 0 INTERNAL, 2 SERVER, 3 CLIENT
+    expect(chain).toEqual(['http-request:0', 'GetIdentity:3', 'identity/GetIdentity:2', 'GetCaCerts:3', 'pki/GetCaCerts:2']);
+    expect(spans).toHaveLength(5);
+    expect(root!.resource.attributes).toMatchObject({ 'service.name': 'telemetry-test', 'service.namespace': 'edge-test' });
+  });
+});

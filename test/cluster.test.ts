@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpClient, loadSpecValidator, type HttpClient } from '@edge/testing';
+import { cleanupPrefix } from './support/cleanup.js';
+import { freePort, TEST_DATABASE_URL, TEST_NATS_URL, uniquePrefix } from './support/infra.js';
+
+const launcher = fileURLToPath(new URL('../deploy/launcher/dist/main.js', import.meta.url));
+const prefix = uniquePrefix();
+let proc: ChildProcess;
+let http: HttpClient;
+let output = '';
+
+async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`cluster not ready: ${String(last)}\n${output.slice(-3000)}`);
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  const basePort = 20000 + Math.floor(Math.random() * 20000);
+  proc = spawn(process.execPath, [launcher, 'cluster'], {
+    env: {
+      ...process.env,
+      EDGE_HTTP_ADDR: `127.0.0.1:${port}`,
+      EDGE_DATABASE_URL: TEST_DATABASE_URL,
+      EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`,
+      EDGE_NATS_URL: TEST_NATS_URL,
+      EDGE_NATS_SUBJECT_PREFIX: `${prefix}.`,
+      EDGE_ADMIN_PASSWORD: 'cluster-admin-pw',
+      EDGE_KEY_ENCRYPTION_KEY: 'cluster-test-key-encryption-secret',
+      EDGE_CLUSTER_BASE_PORT: String(basePort),
+      EDGE_REPLICAS_IDENTITY: '2',
+      EDGE_REPLICAS_AUTH: '2',
+      EDGE_LOG_LEVEL: 'warn',
+      EDGE_SHUTDOWN_GRACE_MS: '3000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout!.on('data', (d) => (output += d));
+  proc.stderr!.on('data', (d) => (output += d));
+  const base = `https://127.0.0.1:${port}`;
+  const bare = createHttpClient({ baseUrl: base });
+  const ca = await until(async () => {
+    const r = await bare.get('/edge/client/v1/version', { skipValidation: true });
+    return r.status === 200 ? (await bare.get('/.well-known/est/cacerts')).text : undefined;
+  }, 90_000);
+  bare.close();
+  expect(ca.length).toBeGreaterThan(100);
+  http = createHttpClient({ baseUrl: base, validator: loadSpecValidator() });
+});
+
+afterAll(async () => {
+  http?.close();
+  if (proc && proc.exitCode === null) {
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await exited;
+  }
+  await cleanupPrefix(prefix);
+});
+
+describe('npm run start:cluster (a process per service, replicas balanced)', () => {
+  it('serves login and identity CRUD through replicated services', async () => {
+    const login = await http.post('/edge/management/v1/authenticate?method=password', { body: { username: 'admin', password: 'cluster-admin-pw' }, expectStatus: 200 });
+    const token = login.body.data.token;
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await http.post('/edge/management/v1/identities', { body: { name: `cl-${i}`, type: 'User', isAdmin: false }, session: token, expectStatus: 201 });
+      ids.push(r.body.data.id);
+    }
+    for (const id of ids) await http.get(`/edge/management/v1/identities/${id}`, { session: token, expectStatus: 200 });
+    const list = await http.get('/edge/management/v1/identities?limit=100', { session: token, expectStatus: 200 });
+    expect(list.body.meta.pagination.totalCount).toBe(7);
+    await http.delete('/edge/client/v1/current-api-session', { session: token, expectStatus: 200 });
+    expect((await http.get('/edge/client/v1/current-identity', { session: token })).status).toBe(401);
+  });
+
+  it('stops every process on SIGTERM', async () => {
+    const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+    proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
