@@ -3,6 +3,7 @@ import { loadConfig, type Config, type ServiceName } from '@edge/config';
 import { openConnection, type DbConnection } from '@edge/db';
 import { createMemoryBus, createNatsBus, type Bus } from '@edge/bus';
 import { createLogger, type Logger } from '@edge/logging';
+import { startTelemetry } from '@edge/telemetry';
 import type { Runnable } from './run.js';
 import { runUntilSignal } from './run.js';
 
@@ -53,6 +54,7 @@ export async function openInfra(config: Config, log: Logger, name = 'edge'): Pro
 /** The body of a service's `main.ts`: config → infra → service → run until SIGTERM. */
 export async function serviceMain(name: ServiceName, create: (ctx: ServiceContext) => EdgeService): Promise<void> {
   const config = loadConfig();
+  const telemetry = startTelemetry({ serviceName: name, namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
   const log = createLogger({ level: config.log.level, name });
   const infra = await openInfra(config, log, name);
   const service = create({ config, conn: infra.conn, bus: infra.bus, log });
@@ -62,6 +64,7 @@ export async function serviceMain(name: ServiceName, create: (ctx: ServiceContex
       stop: async () => {
         await service.stop();
         await infra.close();
+        await telemetry.shutdown();
       },
     },
     log,

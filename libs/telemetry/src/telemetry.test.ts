@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contracts, type IdentityServiceHandlers, type PkiServiceHandlers } from '@edge/proto';
@@ -88,14 +88,13 @@ describe('startTelemetry', () => {
     const chain: string[] = [];
     let current: ReadableSpan | undefined = root;
     while (current) {
-      chain.push(`${current.name}:${current.kind}`);
+      chain.push(`${current.name}:${SpanKind[current.kind]}`);
       const id: string = current.spanContext().spanId;
       const children = spans.filter((s) => parentOf(s) === id);
       expect(children.length).toBeLessThanOrEqual(1);
       current = children[0];
     }
-    // kinds: 0 INTERNAL, 2 SERVER, 3 CLIENT
-    expect(chain).toEqual(['http-request:0', 'GetIdentity:3', 'identity/GetIdentity:2', 'GetCaCerts:3', 'pki/GetCaCerts:2']);
+    expect(chain).toEqual(['http-request:INTERNAL', 'GetIdentity:CLIENT', 'identity/GetIdentity:SERVER', 'GetCaCerts:CLIENT', 'pki/GetCaCerts:SERVER']);
     expect(spans).toHaveLength(5);
     expect(root!.resource.attributes).toMatchObject({ 'service.name': 'telemetry-test', 'service.namespace': 'edge-test' });
   });

@@ -1,10 +1,12 @@
 import { loadConfig } from '@edge/config';
 import { createLogger } from '@edge/logging';
 import { openInfra, runUntilSignal } from '@edge/lifecycle';
+import { startTelemetry } from '@edge/telemetry';
 import { createGateway } from './gateway.js';
 
 // The gateway owns no schema; it only needs the bus for cache invalidation.
 const config = loadConfig();
+const telemetry = startTelemetry({ serviceName: 'gateway', namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
 const log = createLogger({ level: config.log.level, name: 'gateway' });
 const infra = await openInfra({ ...config, database: { ...config.database } }, log, 'gateway');
 const gateway = createGateway({ config, bus: infra.bus, log });
@@ -14,6 +16,7 @@ await runUntilSignal(
     stop: async () => {
       await gateway.stop();
       await infra.close();
+      await telemetry.shutdown();
     },
   },
   log,
