@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { loadConfig, SERVICE_NAMES, type ServiceName } from '@edge/config';
 import { createLogger } from '@edge/logging';
 import { runUntilSignal } from '@edge/lifecycle';
+import { startTelemetry } from '@edge/telemetry';
 import { startStandalone, type RunningController } from './standalone.js';
 import { startCluster } from './cluster.js';
 
@@ -17,6 +18,7 @@ function announce(url: string, dataDir: string) {
 
 const mode = process.argv[2] ?? 'standalone';
 const config = loadConfig();
+const telemetry = startTelemetry({ serviceName: 'edge-controller', namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
 const log = createLogger({ level: config.log.level, name: mode });
 
 if (mode === 'cluster') {
@@ -30,7 +32,7 @@ if (mode === 'cluster') {
   const basePort = Number(process.env.EDGE_CLUSTER_BASE_PORT ?? 50051);
   const cluster = startCluster({ env, replicas, basePort, onExit: (name, code) => !stopping && log.error({ name, code }, 'process exited') });
   announce(`https://${config.http.advertisedAddress}`, config.dataDir);
-  await runUntilSignal({ start: async () => undefined, stop: async () => { stopping = true; await cluster.stop(config.shutdownGraceMs); } }, log, config.shutdownGraceMs + 2000);
+  await runUntilSignal({ start: async () => undefined, stop: async () => { stopping = true; await cluster.stop(config.shutdownGraceMs); await telemetry.shutdown(); } }, log, config.shutdownGraceMs + 2000);
 } else {
   let running: RunningController | undefined;
   await runUntilSignal(
@@ -39,7 +41,10 @@ if (mode === 'cluster') {
         running = await startStandalone(config, log);
         announce(`https://${config.http.advertisedAddress.replace(/:\d+$/, '')}:${running.port}`, config.dataDir);
       },
-      stop: async () => running?.stop(),
+      stop: async () => {
+        await running?.stop();
+        await telemetry.shutdown();
+      },
     },
     log,
     config.shutdownGraceMs,

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contracts, type PkiServiceClient, type PkiServiceHandlers } from '@edge/proto';
+import { ZitiError, fieldError, isZitiError } from '@edge/errors';
+import { silentLogger } from '@edge/logging';
+import { createRpcClient, createRpcServer, currentContext, runWithContext, type RpcClient } from './index.js';
+
+let mode = 'ok';
+let seen: { requestId?: string; actorId?: string } = {};
+const server = createRpcServer('pki', silentLogger());
+let client: RpcClient<PkiServiceClient>;
+
+beforeAll(async () => {
+  server.add<PkiServiceHandlers>(contracts.pki(), {
+    async GetServerTls(_req, ctx) {
+      seen = { requestId: ctx.requestId, actorId: ctx.actorId };
+      if (mode === 'field') throw fieldError('name', 'must not be empty', '');
+      if (mode === 'bug') throw new Error('secret internal detail');
+      if (mode === 'slow') await new Promise((r) => setTimeout(r, 500));
+      return { certChainPem: 'c', keyPem: 'k', caBundlePem: 'b' };
+    },
+    async GetCaCerts() {
+      return { pkcs7Base64: currentContext().requestId, pem: '' };
+    },
+  });
+  const port = await server.listen('127.0.0.1:0');
+  server.setServing(true);
+  client = createRpcClient(contracts.pki(), `127.0.0.1:${port}`, { deadlineMs: 2000 });
+});
+afterAll(async () => {
+  client.close();
+  await server.stop(100);
+});
+
+describe('rpc', () => {
+  it('carries the request id and actor to the handler', async () => {
+    mode = 'ok';
+    await runWithContext({ requestId: 'req-1', actorId: 'id-9' }, () => client.getServerTls({}));
+    expect(seen).toEqual({ requestId: 'req-1', actorId: 'id-9' });
+    const r = await runWithContext({ requestId: 'req-2' }, () => client.getCaCerts({}));
+    expect(r.pkcs7Base64).toBe('req-2');
+  });
+
+  it('brings a ZitiError back whole: code, status and field cause', async () => {
+    mode = 'field';
+    const err = await client.getServerTls({}).catch((e: unknown) => e);
+    expect(isZitiError(err)).toBe(true);
+    expect(err).toMatchObject({ code: 'COULD_NOT_VALIDATE', status: 400, fieldCause: { field: 'name', reason: 'must not be empty' } });
+  });
+
+  it('hides the detail of an unexpected error', async () => {
+    mode = 'bug';
+    const err = (await client.getServerTls({}).catch((e: unknown) => e)) as Error;
+    expect(isZitiError(err)).toBe(false);
+    expect(String(err.message)).not.toContain('secret internal detail');
+  });
+
+  it('turns a missed deadline into UNAVAILABLE', async () => {
+    mode = 'slow';
+    const err = await client.getServerTls({}, { deadlineMs: 50 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ZitiError);
+    expect((err as ZitiError).code).toBe('UNAVAILABLE');
+  });
+});
