@@ -3,7 +3,7 @@
  * APIs need, request ids, and OpenZiti errors for everything.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '@edge/logging';
 import { installErrorHandlers } from './errors.js';
 
@@ -21,7 +21,8 @@ export function createApp(tls: TlsMaterial, log: Logger): FastifyInstance {
     https: { cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
     bodyLimit: BODY_LIMIT,
     loggerInstance: log,
-    disableRequestLogging: true,
+    // Per-request lines come from the onResponse hook below, at debug level.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: true },
