@@ -28,15 +28,20 @@ export interface Infra {
   close(): Promise<void>;
 }
 
+/** Opens the bus the configuration names: NATS, or the in-process bus when no URL is given. */
+export async function openBus(config: Config, log: Logger, name = 'edge'): Promise<Bus> {
+  return config.nats.url
+    ? createNatsBus({ url: config.nats.url, subjectPrefix: config.nats.subjectPrefix, name, log })
+    : createMemoryBus({ log });
+}
+
 /** Opens the database and bus the configuration names (embedded ones when none is given). */
 export async function openInfra(config: Config, log: Logger, name = 'edge'): Promise<Infra> {
   if (!config.database.url) mkdirSync(config.dataDir, { recursive: true });
   const conn = await openConnection({ url: config.database.url, dataDir: config.dataDir, poolSize: config.database.poolSize, log });
   let bus: Bus;
   try {
-    bus = config.nats.url
-      ? await createNatsBus({ url: config.nats.url, subjectPrefix: config.nats.subjectPrefix, name, log })
-      : createMemoryBus({ log });
+    bus = await openBus(config, log, name);
   } catch (e) {
     await conn.close();
     throw e;

@@ -1,6 +1,6 @@
 import { loadConfig } from '@edge/config';
 import { createLogger } from '@edge/logging';
-import { openInfra, runUntilSignal } from '@edge/lifecycle';
+import { openBus, runUntilSignal } from '@edge/lifecycle';
 import { startTelemetry } from '@edge/telemetry';
 import { createGateway } from './gateway.js';
 
@@ -8,14 +8,14 @@ import { createGateway } from './gateway.js';
 const config = loadConfig();
 const telemetry = startTelemetry({ serviceName: 'gateway', namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
 const log = createLogger({ level: config.log.level, name: 'gateway' });
-const infra = await openInfra({ ...config, database: { ...config.database } }, log, 'gateway');
-const gateway = createGateway({ config, bus: infra.bus, log });
+const bus = await openBus(config, log, 'gateway');
+const gateway = createGateway({ config, bus, log });
 await runUntilSignal(
   {
     start: () => gateway.start(),
     stop: async () => {
       await gateway.stop();
-      await infra.close();
+      await bus.close();
       await telemetry.shutdown();
     },
   },
