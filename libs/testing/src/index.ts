@@ -22,3 +22,4 @@ export {
   type HttpRequestOptions,
   type HttpResult,
 } from './http-client.js';
+export { createSqlOnlyDb } from './sql-only-db.js';

@@ -1,0 +1,67 @@
+/**
+ * Role lists, as OpenZiti policies and role filters use them: `#attr` selects the entities
+ * having that role attribute, `@id` (or `@name`) one entity, `#all` (alone) every entity.
+ * `AllOf` (the default) requires every listed attribute, `AnyOf` any of them; entities named
+ * with `@` are selected either way (as controller/db/policy_common.go in OpenZiti).
+ * Matching compiles to SQL over a `text[]` attribute column, which a GIN index serves.
+ */
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { fieldError } from '@edge/errors';
+
+export type RoleSemantic = 'AllOf' | 'AnyOf';
+
+/** A parsed role list. */
+export interface Roles {
+  all: boolean;
+  attributes: string[];
+  ids: string[];
+}
+
+/** The SQL reading an entity's attributes, id and (optionally) name. */
+export interface RoleColumns {
+  attributes: Expression<unknown>;
+  id: Expression<unknown>;
+  name?: Expression<unknown>;
+}
+
+/** Reads a semantic; empty means `AllOf`. Anything else is a 400 on `field`. */
+export function parseSemantic(raw: string | undefined, field = 'semantic'): RoleSemantic {
+  if (raw === undefined || raw === '') return 'AllOf';
+  if (raw === 'AllOf' || raw === 'AnyOf') return raw;
+  throw fieldError(field, 'must be AllOf or AnyOf', raw);
+}
+
+/** Parses a role list; a role without `#` or `@`, an empty one, or `#all` with others is a 400 on `field`. */
+export function parseRoles(values: readonly string[], field: string): Roles {
+  const roles: Roles = { all: false, attributes: [], ids: [] };
+  values.forEach((role, i) => {
+    const name = role.slice(1);
+    if (role.startsWith('#') && name !== '') {
+      if (name === 'all') roles.all = true;
+      else roles.attributes.push(name);
+    } else if (role.startsWith('@') && name !== '') {
+      roles.ids.push(name);
+    } else {
+      throw fieldError(`${field}[${i}]`, 'a role must be #<attribute>, @<id> or #all', role);
+    }
+  });
+  if (roles.all && values.length > 1) throw fieldError(field, '#all cannot be combined with other roles', values);
+  return roles;
+}
+
+/** The condition selecting the entities a role list matches under a semantic. */
+export function roleCondition(roles: Roles, semantic: RoleSemantic, cols: RoleColumns): Expression<SqlBool> {
+  if (roles.all) return sql<SqlBool>`true`;
+  const terms: Expression<SqlBool>[] = [];
+  if (roles.attributes.length > 0) {
+    const wanted = sql`array[${sql.join(roles.attributes.map((a) => sql`${a}::text`))}]`;
+    terms.push(sql<SqlBool>`(${cols.attributes} ${sql.raw(semantic === 'AllOf' ? '@>' : '&&')} ${wanted})`);
+  }
+  if (roles.ids.length > 0) {
+    const ids = sql.join(roles.ids.map((r) => sql`${r}::text`));
+    terms.push(sql<SqlBool>`(${cols.id} in (${ids}))`);
+    if (cols.name) terms.push(sql<SqlBool>`(${cols.name} in (${ids}))`);
+  }
+  if (terms.length === 0) return sql<SqlBool>`false`;
+  return sql<SqlBool>`(${sql.join(terms, sql` or `)})`;
+}

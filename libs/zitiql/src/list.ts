@@ -1,0 +1,117 @@
+/**
+ * One list request end to end: paging parameters + filter + sort → a plan (where, order, limit,
+ * offset) → the page and the total count. Every list of every service goes through here, so
+ * limits, ordering and errors are the same everywhere (WIRE.md "Lists and the filter language").
+ */
+import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { ZitiError, isZitiError } from '@edge/errors';
+import type { SortField } from './ast.js';
+import { compileWhere } from './compile.js';
+import { queryError, type ListParam } from './errors.js';
+import { resolveField, type FieldMap } from './fields.js';
+import { parseFilter, parseSort } from './parser.js';
+
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 500;
+export const MAX_OFFSET = 100_000;
+
+/** What a caller asked for; `limit`/`offset` are already known to be non-negative integers. */
+export interface ListParams {
+  limit?: number;
+  offset?: number;
+  filter?: string;
+  /** The `sort` parameter (`name desc, createdAt`), used when the filter has no `sort by`. */
+  sort?: string;
+}
+
+/** How to run the list. */
+export interface ListPlan {
+  where?: Expression<SqlBool>;
+  orderBy: RawBuilder<unknown>[];
+  limit: number;
+  offset: number;
+}
+
+/** Per-resource defaults. */
+export interface ListOptions {
+  /** Sort when none is asked for; default `createdAt` when the map has it, else `id`. */
+  defaultSort?: string;
+}
+
+/**
+ * Parses, checks and compiles a list request. `sort by`, `skip` and `limit` inside the filter
+ * override the parameters (as controller/api_impl/query_options.go in OpenZiti); `limit none`
+ * and larger limits are clamped to 500; the order always ends with `id` so pages are stable.
+ */
+export function planList(fields: FieldMap, params: ListParams, options: ListOptions = {}): ListPlan {
+  const text = params.filter ?? '';
+  const query = parseFilter(text);
+  let sort = query.sort.length > 0 ? { fields: query.sort, param: 'filter' as ListParam, text } : undefined;
+  if (!sort && params.sort && params.sort.trim() !== '') sort = { fields: sortParam(params.sort), param: 'sort', text: params.sort };
+  const limitAsked = query.limit === 'none' ? MAX_LIMIT : (query.limit ?? params.limit ?? DEFAULT_LIMIT);
+  const offset = query.skip ?? params.offset ?? 0;
+  if (offset > MAX_OFFSET) {
+    throw new ZitiError('INVALID_PAGINATION', { cause: { field: 'offset', reason: `must be at most ${MAX_OFFSET}`, value: offset }, causeMessage: `offset must be at most ${MAX_OFFSET}` });
+  }
+  return {
+    where: query.where ? compileWhere(query.where, fields, text) : undefined,
+    orderBy: orderBy(fields, sort?.fields ?? defaultSort(fields, options), sort?.param ?? 'sort', sort?.text ?? ''),
+    limit: Math.min(limitAsked, MAX_LIMIT),
+    offset,
+  };
+}
+
+function sortParam(text: string): SortField[] {
+  try {
+    return parseSort(text);
+  } catch (err) {
+    if (!isZitiError(err)) throw err;
+    const cause = err.fieldCause as { position?: number; reason?: string } | undefined;
+    throw queryError('INVALID_SORT_IDENTIFIER', 'sort', text, cause?.position ?? 0, (cause?.reason ?? 'invalid sort').replace(/ at position \d+$/, ''));
+  }
+}
+
+function defaultSort(fields: FieldMap, options: ListOptions): SortField[] {
+  const name = options.defaultSort ?? (Object.hasOwn(fields, 'createdAt') ? 'createdAt' : 'id');
+  return [{ field: name, direction: 'asc', pos: 0 }];
+}
+
+function orderBy(fields: FieldMap, sort: SortField[], param: ListParam, text: string): RawBuilder<unknown>[] {
+  const terms = sort.map((s) => {
+    const f = resolveField(fields, s.field);
+    if (!f || !f.def.sortable || (f.def.type === 'map' && f.key === undefined)) {
+      const sortable = Object.entries(fields).filter(([, d]) => d.sortable).map(([n, d]) => (d.type === 'map' ? `${n}.<key>` : n));
+      throw queryError('INVALID_SORT_IDENTIFIER', param, text, s.pos, `cannot sort by ${JSON.stringify(s.field)}; sortable fields are ${sortable.join(', ')}`);
+    }
+    const expr = f.key !== undefined ? sql`(${f.def.expr} -> ${f.key})` : f.def.type === 'string' ? sql`(${f.def.expr} collate "C")` : f.def.expr;
+    return sql`${expr} ${sql.raw(s.direction)}`;
+  });
+  const id = fields.id;
+  if (id && !sort.some((s) => s.field === 'id')) terms.push(sql`${id.expr} asc`);
+  return terms;
+}
+
+/** Narrows a query by extra conditions (e.g. a role filter) on top of the plan's filter. */
+export function withCondition(plan: ListPlan, cond: Expression<SqlBool> | undefined): ListPlan {
+  if (!cond) return plan;
+  return { ...plan, where: plan.where ? sql<SqlBool>`(${plan.where} and ${cond})` : cond };
+}
+
+// The builders are generic over any table of any schema; the page's row type comes from `select`.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySelect = SelectQueryBuilder<any, any, any>;
+
+/**
+ * Runs a plan over `from` (a `selectFrom` without selections): the page with the row shape
+ * `select` gives it, and the total count under the same conditions.
+ */
+export async function runList<O>(from: AnySelect, plan: ListPlan, select: (qb: AnySelect) => SelectQueryBuilder<never, never, O>): Promise<{ rows: O[]; total: number }> {
+  const filtered = plan.where ? from.where(plan.where) : from;
+  let page = select(filtered) as unknown as AnySelect;
+  for (const term of plan.orderBy) page = page.orderBy(term);
+  const [rows, count] = await Promise.all([
+    page.limit(plan.limit).offset(plan.offset).execute() as Promise<O[]>,
+    filtered.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow() as Promise<{ n: string | number }>,
+  ]);
+  return { rows, total: Number(count.n) };
+}
