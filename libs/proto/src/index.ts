@@ -20,6 +20,7 @@ export type * as identity from './gen/edge/identity/v1/index.js';
 export type * as policy from './gen/edge/policy/v1/index.js';
 export type * as session from './gen/edge/session/v1/index.js';
 export type * as health from './gen/grpc/health/v1/index.js';
+export type * as common from './gen/edge/common/v1/index.js';
 
 /** Options shared by the loader and the type generator (libs/proto/scripts/gen.mjs). */
 export const LOADER_OPTIONS: protoLoader.Options = { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true };

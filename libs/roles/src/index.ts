@@ -65,3 +65,15 @@ export function roleCondition(roles: Roles, semantic: RoleSemantic, cols: RoleCo
   if (terms.length === 0) return sql<SqlBool>`false`;
   return sql<SqlBool>`(${sql.join(terms, sql` or `)})`;
 }
+
+/** A list's `roleFilter`/`roleSemantic` parameters, as they travel between services. */
+export interface RoleFilterParams {
+  roleFilter: readonly string[];
+  roleSemantic: string;
+}
+
+/** The condition of a list's role filter, or undefined when the request has none. */
+export function roleFilterCondition(params: RoleFilterParams | null | undefined, cols: RoleColumns): Expression<SqlBool> | undefined {
+  if (!params || params.roleFilter.length === 0) return undefined;
+  return roleCondition(parseRoles(params.roleFilter, 'roleFilter'), parseSemantic(params.roleSemantic, 'roleSemantic'), cols);
+}

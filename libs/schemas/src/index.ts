@@ -66,29 +66,47 @@ export function parseBody<S extends z.ZodType>(schema: S, input: unknown): z.inf
 
 export { z };
 
-/** Paging of a list request (WIRE.md: limit default 10, at most 500 (clamped), offset ≤ 100000). */
+/**
+ * The parameters of a list request (WIRE.md): limit default 10, at most 500 (clamped), offset
+ * at most 100000, the ZitiQL `filter` and `sort` texts (parsed by the service owning the list),
+ * and the repeatable `roleFilter` with its `roleSemantic`.
+ */
 export interface Paging {
   limit: number;
   offset: number;
   filter: string;
+  sort: string;
+  roleFilter: string[];
+  roleSemantic: string;
+}
+
+/** The last value of a query parameter given once or repeated. */
+function lastValue(raw: unknown): unknown {
+  return Array.isArray(raw) ? raw[raw.length - 1] : raw;
 }
 
 function pagingNumber(name: string, raw: unknown, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
-  const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  const text = lastValue(raw);
   if (typeof text !== 'string' || !/^\d+$/.test(text)) {
     throw new ZitiError('INVALID_PAGINATION', { cause: { field: name, reason: 'must be a non-negative integer', value: text }, causeMessage: `${name} must be a non-negative integer` });
   }
   return Number(text);
 }
 
-/** Reads `limit`, `offset` and `filter` from a query string object. */
+function text(raw: unknown): string {
+  const v = lastValue(raw);
+  return typeof v === 'string' ? v : '';
+}
+
+/** Reads the list parameters from a query string object. */
 export function parsePaging(query: Record<string, unknown>): Paging {
   const limit = Math.min(pagingNumber('limit', query.limit, 10), 500);
   const offset = pagingNumber('offset', query.offset, 0);
   if (offset > 100_000) {
     throw new ZitiError('INVALID_PAGINATION', { cause: { field: 'offset', reason: 'must be at most 100000', value: offset }, causeMessage: 'offset must be at most 100000' });
   }
-  const filter = typeof query.filter === 'string' ? query.filter : '';
-  return { limit, offset, filter };
+  const roles = query.roleFilter;
+  const roleFilter = (Array.isArray(roles) ? roles : roles === undefined ? [] : [roles]).filter((r): r is string => typeof r === 'string');
+  return { limit, offset, filter: text(query.filter), sort: text(query.sort), roleFilter, roleSemantic: text(query.roleSemantic) };
 }

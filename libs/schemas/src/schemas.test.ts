@@ -13,7 +13,9 @@ const code = (fn: () => unknown) => {
 
 describe('parsePaging', () => {
   it('defaults, clamps and rejects', () => {
-    expect(parsePaging({})).toEqual({ limit: 10, offset: 0, filter: '' });
+    expect(parsePaging({})).toEqual({ limit: 10, offset: 0, filter: '', sort: '', roleFilter: [], roleSemantic: '' });
+    expect(parsePaging({ filter: 'name = "a"', sort: 'name', roleFilter: '#a', roleSemantic: 'AnyOf' })).toMatchObject({ filter: 'name = "a"', sort: 'name', roleFilter: ['#a'], roleSemantic: 'AnyOf' });
+    expect(parsePaging({ roleFilter: ['#a', '@b'], filter: ['x', 'y'] })).toMatchObject({ roleFilter: ['#a', '@b'], filter: 'y' });
     expect(parsePaging({ limit: '900', offset: '5' })).toMatchObject({ limit: 500, offset: 5 });
     expect(code(() => parsePaging({ limit: '1.5' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'limit' });
     expect(code(() => parsePaging({ offset: '-1' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'offset' });

@@ -74,3 +74,17 @@ export function resolveField(fields: FieldMap, name: string): ResolvedField | un
   if (mapDef?.type !== 'map') return undefined;
   return { name: base, def: mapDef, key: name.slice(dot + 1) };
 }
+
+/**
+ * The fields every entity has (OpenZiti's baseEntity: id, createdAt, updatedAt, tags) over the
+ * conventional columns id, created_at, updated_at and tags, plus `name` when `named`.
+ */
+export function entityFields(options: { named?: boolean } = {}): Record<string, FieldDef> {
+  return {
+    id: field.string('id'),
+    ...(options.named ? { name: field.string('name') } : {}),
+    createdAt: field.datetime('created_at'),
+    updatedAt: field.datetime('updated_at'),
+    tags: field.map('tags'),
+  };
+}

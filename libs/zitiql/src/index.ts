@@ -7,7 +7,10 @@ export type { BoolExpr, CompareOp, Literal, Operand, Query, SetExpr, SortField }
 export { filterError, queryError, type ListParam } from './errors.js';
 export { tokenize, type Token } from './lexer.js';
 export { parseFilter, parseSort, MAX_DEPTH, MAX_FILTER_LENGTH } from './parser.js';
-export { field, filterableFields, resolveField, type FieldDef, type FieldMap, type FieldOptions, type FieldType, type ResolvedField } from './fields.js';
+export { entityFields, field, filterableFields, resolveField, type FieldDef, type FieldMap, type FieldOptions, type FieldType, type ResolvedField } from './fields.js';
 export { compileWhere } from './compile.js';
-export { planList, runList, withCondition, DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, type ListOptions, type ListParams, type ListPlan } from './list.js';
+export {
+  planList, runList, withCondition, listParams, listMeta, DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET,
+  type ListOptions, type ListParams, type ListPlan, type ListQueryMessage,
+} from './list.js';
 export { evaluate, sortRecords, compareCodePoints, type FilterRecord } from './evaluate.js';

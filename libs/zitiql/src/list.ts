@@ -115,3 +115,22 @@ export async function runList<O>(from: AnySelect, plan: ListPlan, select: (qb: A
   ]);
   return { rows, total: Number(count.n) };
 }
+
+/** The list parameters as they travel between services (edge.common.v1.ListQuery). */
+export interface ListQueryMessage {
+  limit: number;
+  offset: number;
+  filter: string;
+  sort: string;
+}
+
+/** Reads a ListQuery message; a 0 limit means the default, as protobuf cannot tell unset from 0. */
+export function listParams(q: ListQueryMessage | null | undefined): ListParams {
+  if (!q) return {};
+  return { limit: q.limit || undefined, offset: q.offset, filter: q.filter, sort: q.sort };
+}
+
+/** The page meta of a list answer (edge.common.v1.ListMeta). */
+export function listMeta(plan: ListPlan, totalCount: number, fields: FieldMap) {
+  return { totalCount, limit: plan.limit, offset: plan.offset, filterableFields: Object.keys(fields) };
+}

@@ -13,6 +13,7 @@ import { createSessionCache, type SessionCache } from './http/session-cache.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes } from './routes/root.js';
 import { registerSessionRoutes } from './routes/shared/session-routes.js';
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
+import { registerIdentityTypeRoutes } from './routes/management/identity-types/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -54,6 +55,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerRootRoutes(route, config, clients);
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) registerSessionRoutes(route, base, clients, cache);
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
+  registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */

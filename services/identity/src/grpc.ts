@@ -2,15 +2,14 @@
  * gRPC handlers of the identity service: proto → domain → store → proto.
  */
 import { newId } from '@edge/ids';
-import { ZitiError } from '@edge/errors';
+import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
+import { roleFilterCondition } from '@edge/roles';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
 import { applyUpdate, checkDefaultAdminUpdate, checkDeletable, validateIdentityInput, DEFAULT_AUTH_POLICY_ID } from './domain/identity.js';
-import type { IdentityStore } from './store.js';
+import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from './store.js';
 import type { IdentityEvents } from './events.js';
-import { fieldsToInput, identityToProto, parseJson } from './map.js';
-
-const MAX_LIMIT = 500;
+import { fieldsToInput, identityToProto, identityTypeToProto, parseJson } from './map.js';
 
 /** Builds the handlers over a store and the event publisher. */
 export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents): AsyncHandlers<IdentityServiceHandlers> {
@@ -33,13 +32,19 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
     },
 
     async ListIdentities(req) {
-      if (req.filter && req.filter.trim() !== '') {
-        // The filter language is compiled per resource by the lists work (issue 3).
-        throw new ZitiError('INVALID_FILTER', { causeMessage: 'filters are not supported on this list yet' });
-      }
-      const limit = Math.min(req.limit || 10, MAX_LIMIT);
-      const { items, total } = await store.list(limit, req.offset);
-      return { identities: items.map(identityToProto), totalCount: total, limit, offset: req.offset, filterableFields: [] };
+      const plan = withCondition(planList(IDENTITY_FIELDS, listParams(req.query)), roleFilterCondition(req.query, IDENTITY_ROLE_COLUMNS));
+      const { items, total } = await store.list(plan);
+      return { identities: items.map(identityToProto), meta: listMeta(plan, total, IDENTITY_FIELDS) };
+    },
+
+    async ListIdentityTypes(req) {
+      const plan = planList(IDENTITY_TYPE_FIELDS, listParams(req.query));
+      const { items, total } = await store.listTypes(plan);
+      return { identityTypes: items.map(identityTypeToProto), meta: listMeta(plan, total, IDENTITY_TYPE_FIELDS) };
+    },
+
+    async GetIdentityType(req) {
+      return identityTypeToProto(await store.getType(req.id));
     },
 
     async UpdateIdentity(req) {

@@ -67,3 +67,17 @@ export function identityToProto(i: Identity): pb.Identity {
 }
 
 export { parseJson };
+
+/** An identity type row as the store reads it. */
+export interface IdentityTypeRecord {
+  id: string;
+  name: string;
+  tags: Json;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The proto message of an identity type. */
+export function identityTypeToProto(t: IdentityTypeRecord): pb.IdentityType {
+  return { id: t.id, name: t.name, tagsJson: JSON.stringify(t.tags ?? {}), createdAt: t.created_at.toISOString(), updatedAt: t.updated_at.toISOString() };
+}

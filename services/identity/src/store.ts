@@ -5,6 +5,8 @@ import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
 import { isUniqueViolation } from '@edge/db';
+import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
+import type { RoleColumns } from '@edge/roles';
 import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -49,6 +51,41 @@ export interface IdentityDb {
 }
 
 type Row = Selectable<IdentitiesTable>;
+export type IdentityTypeRow = Selectable<IdentityTypesTable>;
+
+/**
+ * What a filter on `/identities` may read, by OpenZiti name (meta.filterableFields). Fields owned
+ * by other services (authenticators, API sessions, MFA) are not filterable here.
+ */
+export const IDENTITY_FIELDS: FieldMap = {
+  ...entityFields({ named: true }),
+  // Identity type ids are their names (see the migration), so `type.name` reads the same column.
+  type: field.string('type_id'),
+  typeId: field.string('type_id'),
+  'type.name': field.string('type_id'),
+  isAdmin: field.bool('is_admin'),
+  isDefaultAdmin: field.bool('is_default_admin'),
+  roleAttributes: field.set('role_attributes'),
+  authPolicy: field.string('auth_policy_id'),
+  authPolicyId: field.string('auth_policy_id'),
+  externalId: field.string('external_id', { nullable: true }),
+  disabled: field.bool('disabled'),
+  disabledAt: field.datetime('disabled_at', { nullable: true }),
+  disabledUntil: field.datetime('disabled_until', { nullable: true }),
+  defaultHostingCost: field.number('default_hosting_cost'),
+  defaultHostingPrecedence: field.string('default_hosting_precedence'),
+  serviceHostingCosts: field.map('service_hosting_costs'),
+  serviceHostingPrecedences: field.map('service_hosting_precedences'),
+  appData: field.map('app_data'),
+  envInfo: field.map('env_info'),
+  sdkInfo: field.map('sdk_info'),
+};
+
+/** The columns role lists (`#attr`, `@id`, `@name`) match identities on. */
+export const IDENTITY_ROLE_COLUMNS: RoleColumns = { attributes: sql.ref('role_attributes'), id: sql.ref('id'), name: sql.ref('name') };
+
+/** What a filter on `/identity-types` may read. */
+export const IDENTITY_TYPE_FIELDS: FieldMap = entityFields({ named: true });
 
 function toDomain(r: Row): Identity {
   return {
@@ -145,19 +182,27 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
       return row && toDomain(row);
     },
 
-    async list(limit: number, offset: number): Promise<{ items: Identity[]; total: number }> {
-      const [rows, count] = await Promise.all([
-        db.selectFrom('identities').selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
-        db.selectFrom('identities').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toDomain), total: Number(count.n) };
+    async list(plan: ListPlan): Promise<{ items: Identity[]; total: number }> {
+      const { rows, total } = await runList(db.selectFrom('identities'), plan, (qb) => qb.selectAll());
+      return { items: (rows as Row[]).map(toDomain), total };
+    },
+
+    async listTypes(plan: ListPlan): Promise<{ items: IdentityTypeRow[]; total: number }> {
+      const { rows, total } = await runList(db.selectFrom('identity_types'), plan, (qb) => qb.selectAll());
+      return { items: rows as IdentityTypeRow[], total };
+    },
+
+    async getType(id: string): Promise<IdentityTypeRow> {
+      const row = await db.selectFrom('identity_types').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!row) throw notFound('identity type', id);
+      return row;
     },
 
     async update(id: string, input: IdentityInput): Promise<Identity> {
       try {
         const row = await db
           .updateTable('identities')
-          .set({ ...toRow(input), updated_at: sql<Date>`now()` })
+          .set({ ...toRow(input), updated_at: sql<Date>`date_trunc('milliseconds', now())` })
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirst();

@@ -3,13 +3,15 @@
  */
 import type { AsyncHandlers } from '@edge/rpc';
 import type { PolicyServiceHandlers } from '@edge/proto';
-import type { PolicyStore } from './store.js';
+import { listMeta, listParams, planList } from '@edge/zitiql';
+import { CONFIG_TYPE_FIELDS, type PolicyStore } from './store.js';
 
 /** Builds the handlers over the store. */
 export function createPolicyHandlers(store: PolicyStore): AsyncHandlers<PolicyServiceHandlers> {
   return {
     async ListConfigTypes(req) {
-      const { items, total } = await store.listConfigTypes(Math.min(req.limit || 10, 500), req.offset);
+      const plan = planList(CONFIG_TYPE_FIELDS, listParams(req.query));
+      const { items, total } = await store.listConfigTypes(plan);
       return {
         configTypes: items.map((r) => ({
           id: r.id,
@@ -19,7 +21,7 @@ export function createPolicyHandlers(store: PolicyStore): AsyncHandlers<PolicySe
           createdAt: r.created_at.toISOString(),
           updatedAt: r.updated_at.toISOString(),
         })),
-        totalCount: total,
+        meta: listMeta(plan, total, CONFIG_TYPE_FIELDS),
       };
     },
   };

@@ -1,7 +1,8 @@
 /**
  * Every query of the policy service.
  */
-import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import type { ColumnType, Kysely, Selectable } from 'kysely';
+import { entityFields, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -21,15 +22,15 @@ export interface PolicyDb {
 
 export type ConfigTypeRow = Selectable<ConfigTypesTable>;
 
+/** What a filter on `/config-types` may read. */
+export const CONFIG_TYPE_FIELDS: FieldMap = entityFields({ named: true });
+
 /** Creates the store over the service's own schema. */
 export function createPolicyStore(db: Kysely<PolicyDb>) {
   return {
-    async listConfigTypes(limit: number, offset: number): Promise<{ items: ConfigTypeRow[]; total: number }> {
-      const [items, count] = await Promise.all([
-        db.selectFrom('config_types').selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
-        db.selectFrom('config_types').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items, total: Number(count.n) };
+    async listConfigTypes(plan: ListPlan): Promise<{ items: ConfigTypeRow[]; total: number }> {
+      const { rows, total } = await runList(db.selectFrom('config_types'), plan, (qb) => qb.selectAll());
+      return { items: rows as ConfigTypeRow[], total };
     },
   };
 }

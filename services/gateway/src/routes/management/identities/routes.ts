@@ -2,10 +2,11 @@
  * Management `/identities`: list, create, detail, replace, patch, delete.
  */
 import { fieldError } from '@edge/errors';
-import { created, empty, list, ok } from '@edge/envelope';
-import { parseBody, parsePaging } from '@edge/schemas';
+import { created, empty, ok } from '@edge/envelope';
+import { parseBody } from '@edge/schemas';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
+import { listBody, listQuery } from '../../shared/list.js';
 import { renderIdentity } from '../../shared/render.js';
 import { ALL_FIELDS, patchMask, toFields } from './map.js';
 import { identityCreate, identityPatch, identityUpdate } from './schemas.js';
@@ -25,12 +26,11 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
   };
 
   route('GET', url, 'admin', async (req) => {
-    const paging = parsePaging(req.query as Record<string, unknown>);
-    const page = await clients.identity.listIdentities(paging);
+    const page = await clients.identity.listIdentities({ query: listQuery(req) });
     const { summaries } = await clients.auth.getIdentityAuthSummaries({ identityIds: page.identities.map((i) => i.id) });
     const byId = new Map(summaries.map((s) => [s.identityId, s]));
     const data = page.identities.map((i) => renderIdentity(i, byId.get(i.id)));
-    return { body: list(data, { limit: page.limit, offset: page.offset, totalCount: page.totalCount }, page.filterableFields) };
+    return { body: listBody(data, page.meta) };
   });
 
   route('POST', url, 'admin', async (req) => {
