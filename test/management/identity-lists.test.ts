@@ -4,6 +4,7 @@
  * evaluation of the same filter over the identities as the API renders them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { IDENTITY_FIELDS } from '@edge/identity';
 import { evaluate, parseFilter, sortRecords, type FilterRecord } from '@edge/zitiql';
 import { startTestController, type TestController } from '../support/controller.js';
@@ -252,5 +253,18 @@ describe('identity types', () => {
     const one = await c.http.get(`${M}/identity-types/Router`, { session: admin, expectStatus: 200 });
     expect(one.body.data).toMatchObject({ id: 'Router', name: 'Router', _links: { self: { href: './identity-types/Router' } } });
     await c.http.get(`${M}/identity-types/nope`, { session: admin, expectStatus: 404 });
+  });
+});
+
+describe('identity list fuzzing', () => {
+  it('answers random filter, sort and paging text with 200 or 400, never a 500, and changes nothing', async () => {
+    const tokens = ['name', 'tags.env', 'roleAttributes', 'anyOf(roleAttributes)', 'count(roleAttributes)', 'and', 'or', 'not', '(', ')',
+      '=', '!=', '<', 'contains', 'in', '["a"]', 'between', '1', 'and 2', '"x"', 'null', 'true', 'sort by', 'name desc', 'skip', 'limit', '5'];
+    const text = fc.oneof(fc.string({ maxLength: 40 }), fc.array(fc.constantFrom(...tokens), { maxLength: 10 }).map((t) => t.join(' ')));
+    await fc.assert(fc.asyncProperty(text, text, fc.string({ maxLength: 6 }), async (filter, sort, limit) => {
+      const r = await c.http.get(`${M}/identities?filter=${enc(filter)}&sort=${enc(sort)}&limit=${enc(limit)}`, { session: admin });
+      expect([200, 400]).toContain(r.status);
+    }), { numRuns: 150 });
+    expect((await list('')).body.meta.pagination.totalCount).toBe(COUNT + 1);
   });
 });
