@@ -7,6 +7,7 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { fieldError } from '@edge/errors';
+import { field, type FieldMap } from '@edge/zitiql';
 
 export type RoleSemantic = 'AllOf' | 'AnyOf';
 
@@ -77,3 +78,6 @@ export function roleFilterCondition(params: RoleFilterParams | null | undefined,
   if (!params || params.roleFilter.length === 0) return undefined;
   return roleCondition(parseRoles(params.roleFilter, 'roleFilter'), parseSemantic(params.roleSemantic, 'roleSemantic'), cols);
 }
+
+/** What a filter on a role attribute list (`/identity-role-attributes`, ...) may read: the attribute, as `id`. */
+export const ROLE_ATTRIBUTE_FIELDS: FieldMap = { id: field.string('id') };

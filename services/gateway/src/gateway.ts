@@ -14,6 +14,7 @@ import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes } from './routes/root.
 import { registerSessionRoutes } from './routes/shared/session-routes.js';
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
 import { registerIdentityTypeRoutes } from './routes/management/identity-types/routes.js';
+import { registerRoleAttributeRoutes } from './routes/management/role-attributes/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -56,6 +57,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) registerSessionRoutes(route, base, clients, cache);
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
+  registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */

@@ -3,7 +3,7 @@
  */
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
-import { roleFilterCondition } from '@edge/roles';
+import { ROLE_ATTRIBUTE_FIELDS, roleFilterCondition } from '@edge/roles';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
 import { applyUpdate, checkDefaultAdminUpdate, checkDeletable, validateIdentityInput, DEFAULT_AUTH_POLICY_ID } from './domain/identity.js';
@@ -41,6 +41,12 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
       const plan = planList(IDENTITY_TYPE_FIELDS, listParams(req.query));
       const { items, total } = await store.listTypes(plan);
       return { identityTypes: items.map(identityTypeToProto), meta: listMeta(plan, total, IDENTITY_TYPE_FIELDS) };
+    },
+
+    async ListIdentityRoleAttributes(req) {
+      const plan = planList(ROLE_ATTRIBUTE_FIELDS, listParams(req.query));
+      const { items, total } = await store.listRoleAttributes(plan);
+      return { roleAttributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
     },
 
     async GetIdentityType(req) {

@@ -192,6 +192,12 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
       return { items: rows as IdentityTypeRow[], total };
     },
 
+    async listRoleAttributes(plan: ListPlan): Promise<{ items: string[]; total: number }> {
+      const attributes = db.selectFrom('identities').select(sql<string>`unnest(role_attributes)`.as('id')).distinct().as('attributes');
+      const { rows, total } = await runList(db.selectFrom(attributes), plan, (qb) => qb.select('id'));
+      return { items: (rows as { id: string }[]).map((r) => r.id), total };
+    },
+
     async getType(id: string): Promise<IdentityTypeRow> {
       const row = await db.selectFrom('identity_types').selectAll().where('id', '=', id).executeTakeFirst();
       if (!row) throw notFound('identity type', id);
