@@ -15,6 +15,7 @@ import { registerSessionRoutes } from './routes/shared/session-routes.js';
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
 import { registerIdentityTypeRoutes } from './routes/management/identity-types/routes.js';
 import { registerRoleAttributeRoutes } from './routes/management/role-attributes/routes.js';
+import { registerRouterRoutes } from './routes/management/routers/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -58,6 +59,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
+  registerRouterRoutes(route, MANAGEMENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */

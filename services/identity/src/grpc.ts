@@ -3,16 +3,17 @@
  */
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
-import { ROLE_ATTRIBUTE_FIELDS, roleFilterCondition } from '@edge/roles';
+import { matchRolesCondition, roleAttributesPage, roleFilterCondition } from '@edge/roles';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
 import { applyUpdate, checkDefaultAdminUpdate, checkDeletable, validateIdentityInput, DEFAULT_AUTH_POLICY_ID } from './domain/identity.js';
 import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from './store.js';
 import type { IdentityEvents } from './events.js';
+import type { RouterHandlers } from './router-grpc.js';
 import { fieldsToInput, identityToProto, identityTypeToProto, parseJson } from './map.js';
 
 /** Builds the handlers over a store and the event publisher. */
-export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents): AsyncHandlers<IdentityServiceHandlers> {
+export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers> {
   return {
     async CreateIdentity(req) {
       const input = fieldsToInput(req.fields);
@@ -44,9 +45,11 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
     },
 
     async ListIdentityRoleAttributes(req) {
-      const plan = planList(ROLE_ATTRIBUTE_FIELDS, listParams(req.query));
-      const { items, total } = await store.listRoleAttributes(plan);
-      return { roleAttributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
+      return roleAttributesPage(req.query, (plan) => store.listRoleAttributes(plan));
+    },
+
+    async MatchIdentities(req) {
+      return { ids: await store.matchIds(matchRolesCondition(req, IDENTITY_ROLE_COLUMNS)) };
     },
 
     async GetIdentityType(req) {

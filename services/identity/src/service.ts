@@ -7,6 +7,8 @@ import { contracts, type IdentityServiceHandlers } from '@edge/proto';
 import { createIdentityStore, type IdentityDb } from './store.js';
 import { createIdentityEvents } from './events.js';
 import { createIdentityHandlers } from './grpc.js';
+import { createRouterHandlers } from './router-grpc.js';
+import { createRouterStore } from './router-store.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -14,6 +16,10 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 export function createIdentityService(ctx: ServiceContext): EdgeService {
   return createGrpcService<IdentityDb>(ctx, 'identity', MIGRATIONS, async ({ db, server }) => {
     const store = createIdentityStore(db);
-    server.add<IdentityServiceHandlers>(contracts.identity(), createIdentityHandlers(store, createIdentityEvents(ctx.bus)));
+    const events = createIdentityEvents(ctx.bus);
+    server.add<IdentityServiceHandlers>(contracts.identity(), {
+      ...createIdentityHandlers(store, events),
+      ...createRouterHandlers(createRouterStore(db), store, events),
+    });
   });
 }

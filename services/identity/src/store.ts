@@ -1,13 +1,14 @@
 /**
  * Every query of the identity service, and the row ↔ domain mapping.
  */
-import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import type { ColumnType, Expression, Generated, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
 import { isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
 import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
+import type { RoutersTable } from './router-store.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -48,6 +49,7 @@ interface IdentityTypesTable {
 export interface IdentityDb {
   identities: IdentitiesTable;
   identity_types: IdentityTypesTable;
+  routers: RoutersTable;
 }
 
 type Row = Selectable<IdentitiesTable>;
@@ -196,6 +198,11 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
       const attributes = db.selectFrom('identities').select(sql<string>`unnest(role_attributes)`.as('id')).distinct().as('attributes');
       const { rows, total } = await runList(db.selectFrom(attributes), plan, (qb) => qb.select('id'));
       return { items: (rows as { id: string }[]).map((r) => r.id), total };
+    },
+
+    async matchIds(cond: Expression<SqlBool>): Promise<string[]> {
+      const rows = await db.selectFrom('identities').select('id').where(cond).orderBy('id').execute();
+      return rows.map((r) => r.id);
     },
 
     async getType(id: string): Promise<IdentityTypeRow> {
