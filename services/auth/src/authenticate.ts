@@ -32,6 +32,8 @@ export interface Authenticated {
 export interface AuthenticateDeps {
   store: AuthStore;
   identities: Identities;
+  /** Whether the identity has verified MFA, so its new API session must complete it. */
+  isMfaEnrolled(identityId: string): Promise<boolean>;
   log: Logger;
 }
 
@@ -70,10 +72,12 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     if (input.method !== 'password') throw new ZitiError('INVALID_AUTH_METHOD');
     const { identity, authenticatorId } = await passwordIdentity(input);
     const token = newToken();
+    // as authenticate_router.go: verified MFA makes the new session partial until it is completed
+    const isMfaRequired = await deps.isMfaEnrolled(identity.id);
     const session = await store.insertApiSession({
       id: newId(), tokenHash: hashToken(token), identityId: identity.id, authenticatorId,
       configTypes: input.configTypes, ipAddress: input.remoteAddress,
-      isMfaRequired: false, isMfaComplete: false, lastActivityAt: new Date(),
+      isMfaRequired, isMfaComplete: false, lastActivityAt: new Date(),
     });
     await recordEnvironment(identity.id, input);
     return { session, token, identity };

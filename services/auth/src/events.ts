@@ -8,6 +8,10 @@ import type { ApiSessionRef } from './domain/api-session.js';
 
 /** Published when an API session ends (logout, expiry, identity deleted); payload {@link ApiSessionRef}. */
 export const API_SESSION_DELETED = 'edge.auth.api-session.deleted';
+/** Published when an API session changed what it may do (MFA completed); payload {@link ApiSessionRef}. */
+export const API_SESSION_UPDATED = 'edge.auth.api-session.updated';
+/** Published when an MFA enrollment is removed; payload `{id, identityId}`. */
+export const MFA_DELETED = 'edge.auth.mfa.deleted';
 /** Published by the identity service when an identity is deleted; payload `{id}`. */
 export const IDENTITY_DELETED = 'edge.identity.identity.deleted';
 /** Consumer group of this service: one replica handles each message. */
@@ -16,6 +20,16 @@ export const CONSUMER_GROUP = 'auth';
 /** Publishes one deleted event per API session; call after the deleting transaction committed. */
 export async function publishApiSessionsDeleted(bus: Bus, sessions: ApiSessionRef[]): Promise<void> {
   for (const s of sessions) await bus.publish(API_SESSION_DELETED, { id: s.id, identityId: s.identityId });
+}
+
+/** Publishes that an API session changed; call after the write committed. */
+export async function publishApiSessionUpdated(bus: Bus, session: ApiSessionRef): Promise<void> {
+  await bus.publish(API_SESSION_UPDATED, { id: session.id, identityId: session.identityId });
+}
+
+/** Publishes the removal of an MFA enrollment; call after the delete committed. */
+export async function publishMfaDeleted(bus: Bus, mfa: { id: string; identityId: string }): Promise<void> {
+  await bus.publish(MFA_DELETED, { id: mfa.id, identityId: mfa.identityId });
 }
 
 /** What the consumers act on. */

@@ -1,12 +1,13 @@
 /**
- * The auth service: authenticators and API sessions. Start: migrate → store → default admin →
- * consumers → expiry sweep → listen → serving; stop in reverse.
+ * The auth service: authenticators, API sessions and MFA. Start: migrate → store → default
+ * admin → consumers → expiry sweep → key-encryption key → listen → serving; stop in reverse.
  */
 import { fileURLToPath } from 'node:url';
 import type { Subscription } from '@edge/bus';
 import { grpcListenAddr, schemaName } from '@edge/config';
 import { createDb, migrate } from '@edge/db';
 import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { resolveKek } from '@edge/key-encryption';
 import type { Logger } from '@edge/logging';
 import { contracts, type AuthServiceHandlers } from '@edge/proto';
 import { createRpcClient, createRpcServer } from '@edge/rpc';
@@ -16,6 +17,8 @@ import { bootstrapDefaultAdmin } from './bootstrap.js';
 import { startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
 import { createIdentities } from './identities.js';
+import { createMfaOperations } from './mfa.js';
+import { createMfaStore } from './mfa-store.js';
 import { createStore, type AuthDatabase } from './store.js';
 
 // Both src/ and dist/ sit next to migrations/.
@@ -59,9 +62,12 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     await apiSessions.sweepExpired();
     stack.defer(scheduleExpirySweep(apiSessions, log));
 
+    const mfaStore = createMfaStore(db);
+    const kek = await resolveKek(config, (salt) => mfaStore.ensureScryptSalt(salt), log);
+    const mfa = createMfaOperations({ mfaStore, apiSessions, identities, bus, kek, advertisedAddress: config.http.advertisedAddress });
     const server = createRpcServer('auth', log);
-    const authenticate = createAuthenticate({ store, identities, log });
-    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, store, timeoutMinutes }));
+    const authenticate = createAuthenticate({ store, identities, isMfaEnrolled: mfa.isEnrolled, log });
+    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, mfa, store, mfaStore, timeoutMinutes }));
     stack.defer(() => server.stop(config.shutdownGraceMs));
     port = await server.listen(grpcListenAddr(config, 'auth'));
     server.setServing(true);

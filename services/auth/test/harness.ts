@@ -16,6 +16,7 @@ import { silentLogger } from '@edge/logging';
 import { contracts, type AuthServiceClient, type IdentityServiceHandlers, type identity } from '@edge/proto';
 import { createRpcClient, createRpcServer, type AsyncHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
+import { hashPassword } from '../src/domain/password.js';
 import { createAuthService } from '../src/index.js';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -79,6 +80,8 @@ export interface Harness {
   /** Raw access to the auth schema, for assertions and for ageing sessions. */
   db: Kysely<any>;
   identity: FakeIdentityService;
+  /** An identity in the stand-in with a updb authenticator for `name` / `password`. */
+  addUser(name: string, password: string, fields?: Partial<FakeIdentity>): Promise<FakeIdentity>;
   /** Starts an auth service instance (a "replica"); stopped by `close`. */
   startAuth(): Promise<{ service: EdgeService; client: RpcClient<AuthServiceClient> }>;
   close(): Promise<void>;
@@ -106,6 +109,13 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
 
   return {
     config, conn, bus, db, identity,
+    async addUser(name, password, fields = {}) {
+      const added = identity.add({ name, ...fields });
+      await db.insertInto('authenticators').values({
+        id: newId(), identity_id: added.id, method: 'updb', username: name, password_hash: await hashPassword(password),
+      }).execute();
+      return added;
+    },
     async startAuth() {
       const service = createAuthService({ config, conn, bus, log: silentLogger() });
       await service.start();
