@@ -14,6 +14,8 @@ export const API_SESSION_UPDATED = 'edge.auth.api-session.updated';
 export const MFA_DELETED = 'edge.auth.mfa.deleted';
 /** Published by the identity service when an identity is deleted; payload `{id}`. */
 export const IDENTITY_DELETED = 'edge.identity.identity.deleted';
+/** Published by the identity service when an identity is disabled (lockout or admin); payload `{id}`. */
+export const IDENTITY_DISABLED = 'edge.identity.identity.disabled';
 /** Consumer group of this service: one replica handles each message. */
 export const CONSUMER_GROUP = 'auth';
 
@@ -38,18 +40,27 @@ export interface ConsumerDeps {
   log: Logger;
   /** Ends everything an identity authenticates with; must be harmless when repeated. */
   onIdentityDeleted(identityId: string): Promise<void>;
+  /** Ends the API sessions of a disabled identity; must be harmless when repeated. */
+  onIdentityDisabled(identityId: string): Promise<void>;
+}
+
+/** A durable consumer of identity events that carry the identity's id. */
+function consumeIdentityEvent(deps: ConsumerDeps, subject: string, handle: (identityId: string) => Promise<void>): Promise<Subscription> {
+  return deps.bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
+    const id = msg.data?.id;
+    if (typeof id !== 'string' || id === '') {
+      // Redelivering a malformed message would never succeed: log it and let it go.
+      deps.log.warn({ subject: msg.subject }, 'identity event without an id, ignored');
+      return;
+    }
+    await handle(id);
+  });
 }
 
 /** Starts this service's consumers; the caller unsubscribes them on stop. */
 export async function startConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  const identityDeleted = await deps.bus.consume<{ id?: unknown }>(CONSUMER_GROUP, IDENTITY_DELETED, async (msg) => {
-    const id = msg.data?.id;
-    if (typeof id !== 'string' || id === '') {
-      // Redelivering a malformed message would never succeed: log it and let it go.
-      deps.log.warn({ subject: msg.subject }, 'identity deleted event without an id, ignored');
-      return;
-    }
-    await deps.onIdentityDeleted(id);
-  });
-  return [identityDeleted];
+  return [
+    await consumeIdentityEvent(deps, IDENTITY_DELETED, deps.onIdentityDeleted),
+    await consumeIdentityEvent(deps, IDENTITY_DISABLED, deps.onIdentityDisabled),
+  ];
 }

@@ -11,6 +11,8 @@ import { authQueries } from './domain/mfa.js';
 import type { IdentityInfo } from './identities.js';
 import type { MfaStore } from './mfa-store.js';
 import type { MfaOperations } from './mfa.js';
+import type { AuthPolicies } from './auth-policies.js';
+import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
 import { createMfaHandlers } from './grpc-mfa.js';
 import type { AuthStore } from './store.js';
 
@@ -19,6 +21,7 @@ export interface HandlerDeps {
   authenticate: ReturnType<typeof createAuthenticate>;
   apiSessions: ApiSessions;
   mfa: MfaOperations;
+  policies: AuthPolicies;
   store: AuthStore;
   mfaStore: MfaStore;
   timeoutMinutes: number;
@@ -65,6 +68,7 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
   const { apiSessions, store, mfaStore, timeoutMinutes } = deps;
   return {
     ...createMfaHandlers(deps),
+    ...createAuthPolicyHandlers(deps.policies),
     async Authenticate(req) {
       const { session, token, identity } = await deps.authenticate(req);
       return toProtoApiSession(session, identity, timeoutMinutes, token);

@@ -12,6 +12,8 @@ import type { Logger } from '@edge/logging';
 import { contracts, type AuthServiceHandlers } from '@edge/proto';
 import { createRpcClient, createRpcServer } from '@edge/rpc';
 import { createApiSessions, type ApiSessions } from './api-sessions.js';
+import { createAuthPolicies } from './auth-policies.js';
+import { createAuthPolicyStore } from './auth-policy-store.js';
 import { createAuthenticate } from './authenticate.js';
 import { bootstrapDefaultAdmin } from './bootstrap.js';
 import { startConsumers } from './events.js';
@@ -55,7 +57,9 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
 
     const timeoutMinutes = config.apiSessionTimeoutMinutes;
     const apiSessions = createApiSessions({ store, bus, identities, timeoutMinutes });
-    const subscriptions: Subscription[] = await startConsumers({ bus, log, onIdentityDeleted: apiSessions.endForIdentity });
+    const subscriptions: Subscription[] = await startConsumers({
+      bus, log, onIdentityDeleted: apiSessions.endForIdentity, onIdentityDisabled: apiSessions.endSessionsOf,
+    });
     stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
 
     // React, then reconcile: sessions that expired while no replica ran are ended at start.
@@ -66,8 +70,10 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const kek = await resolveKek(config, (salt) => mfaStore.ensureScryptSalt(salt), log);
     const mfa = createMfaOperations({ mfaStore, apiSessions, identities, bus, kek, advertisedAddress: config.http.advertisedAddress });
     const server = createRpcServer('auth', log);
-    const authenticate = createAuthenticate({ store, identities, isMfaEnrolled: mfa.isEnrolled, log });
-    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, mfa, store, mfaStore, timeoutMinutes }));
+    const policyStore = createAuthPolicyStore(db);
+    const policies = createAuthPolicies({ policyStore, identities });
+    const authenticate = createAuthenticate({ store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, log });
+    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, mfa, policies, store, mfaStore, timeoutMinutes }));
     stack.defer(() => server.stop(config.shutdownGraceMs));
     port = await server.listen(grpcListenAddr(config, 'auth'));
     server.setServing(true);

@@ -4,6 +4,7 @@
 import { sql, type ColumnType, type Generated, type Kysely, type Selectable } from 'kysely';
 import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
 import type { Authenticator, AuthenticatorMethod } from './domain/authenticator.js';
+import type { AuthPoliciesTable } from './auth-policy-store.js';
 import type { KeyEncryptionTable, MfaRecoveryCodesTable, MfasTable, TotpTokensTable } from './mfa-store.js';
 
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
@@ -18,6 +19,7 @@ export interface AuthenticatorsTable {
   password_hash: string | null;
   fingerprint: string | null;
   cert_pem: string | null;
+  failed_attempts: Generated<number>;
   tags: Generated<Json>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -48,6 +50,7 @@ export interface AuthDatabase {
   mfa_recovery_codes: MfaRecoveryCodesTable;
   totp_tokens: TotpTokensTable;
   key_encryption: KeyEncryptionTable;
+  auth_policies: AuthPoliciesTable;
 }
 
 /** A new updb authenticator. */
@@ -193,11 +196,18 @@ export function createStore(db: Kysely<AuthDatabase>) {
      * one transaction; returns the API sessions this call deleted.
      */
     async deleteIdentityAuth(identityId: string): Promise<ApiSessionRef[]> {
+      return this.deleteApiSessionsOf(identityId, true);
+    },
+
+    /** Deletes an identity's API sessions (and with `everything`, what it authenticates with). */
+    async deleteApiSessionsOf(identityId: string, everything = false): Promise<ApiSessionRef[]> {
       return db.transaction().execute(async (trx) => {
         const rows = await trx.deleteFrom('api_sessions').where('identity_id', '=', identityId)
           .returning(['id', 'identity_id']).execute();
-        await trx.deleteFrom('authenticators').where('identity_id', '=', identityId).execute();
-        await trx.deleteFrom('mfas').where('identity_id', '=', identityId).execute();
+        if (everything) {
+          await trx.deleteFrom('authenticators').where('identity_id', '=', identityId).execute();
+          await trx.deleteFrom('mfas').where('identity_id', '=', identityId).execute();
+        }
         return rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
       });
     },

@@ -30,6 +30,8 @@ export interface FakeIdentityService {
   identities: Map<string, FakeIdentity>;
   environmentUpdates: Array<{ id: string; envInfoJson: string; sdkInfoJson: string }>;
   ensureDefaultAdminCalls: number;
+  /** DisableIdentity calls (lockouts) in order. */
+  disables: Array<{ id: string; durationMinutes: number }>;
   add(fields: Partial<FakeIdentity> & { name: string }): FakeIdentity;
   addr: string;
   server: RpcServer;
@@ -40,7 +42,7 @@ function notImplemented(): never {
 }
 
 async function startFakeIdentityService(): Promise<FakeIdentityService> {
-  const fake = { identities: new Map(), environmentUpdates: [], ensureDefaultAdminCalls: 0 } as unknown as FakeIdentityService;
+  const fake = { identities: new Map(), environmentUpdates: [], ensureDefaultAdminCalls: 0, disables: [] } as unknown as FakeIdentityService;
   fake.add = (fields) => {
     const i: FakeIdentity = { id: newId(), isAdmin: false, isDefaultAdmin: false, disabled: false, ...fields };
     fake.identities.set(i.id!, i);
@@ -59,6 +61,21 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
     },
     async UpdateIdentityEnvironment(req) {
       fake.environmentUpdates.push({ id: req.id, envInfoJson: req.envInfoJson, sdkInfoJson: req.sdkInfoJson });
+      return {};
+    },
+    async CountIdentitiesByAuthPolicy(req) {
+      return { count: [...fake.identities.values()].filter((i) => i.authPolicyId === req.authPolicyId).length };
+    },
+    async DisableIdentity(req) {
+      const i = fake.identities.get(req.id);
+      if (!i) throw notFound('identity', req.id);
+      fake.disables.push({ id: req.id, durationMinutes: req.durationMinutes });
+      i.disabled = true;
+      return {};
+    },
+    async EnableIdentity(req) {
+      const i = fake.identities.get(req.id);
+      if (i) i.disabled = false;
       return {};
     },
     CreateIdentity: notImplemented, GetIdentities: notImplemented, ListIdentities: notImplemented,

@@ -13,6 +13,7 @@ import { createSessionCache, type SessionCache } from './http/session-cache.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes } from './routes/root.js';
 import { registerMfaRoutes } from './routes/shared/mfa-routes.js';
 import { registerSessionRoutes } from './routes/shared/session-routes.js';
+import { registerAuthPolicyRoutes } from './routes/management/auth-policies/routes.js';
 import { registerIdentityActionRoutes } from './routes/management/identities/actions.js';
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
 
@@ -60,6 +61,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   }
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityActionRoutes(route, MANAGEMENT_BASE, clients);
+  registerAuthPolicyRoutes(route, MANAGEMENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */

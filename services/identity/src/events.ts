@@ -9,6 +9,8 @@ export const Subjects = {
   identityCreated: 'edge.identity.identity.created',
   identityUpdated: 'edge.identity.identity.updated',
   identityDeleted: 'edge.identity.identity.deleted',
+  /** Its API sessions must end (the auth service consumes it durably). */
+  identityDisabled: 'edge.identity.identity.disabled',
 } as const;
 
 /** What other services learn about an identity from its events. */
@@ -31,6 +33,7 @@ export function createIdentityEvents(bus: Bus) {
     created: (i: Identity) => bus.publish(Subjects.identityCreated, payload(i)),
     updated: (i: Identity) => bus.publish(Subjects.identityUpdated, payload(i)),
     deleted: (i: Identity) => bus.publish(Subjects.identityDeleted, payload(i)),
+    disabled: (i: Identity) => bus.publish(Subjects.identityDisabled, payload(i)),
   };
 }
 
