@@ -11,6 +11,7 @@ import type { AuthPolicies } from './auth-policies.js';
 import type { AuthPolicyStore } from './auth-policy-store.js';
 import { allowsMethod, lockoutFor, requiresTotp, type AuthPolicy } from './domain/auth-policy.js';
 import { hashToken, type ApiSession } from './domain/api-session.js';
+import { createConcurrencyLimit, createSlidingWindowLimit } from './domain/rate-limit.js';
 import { verifyPassword } from './domain/password.js';
 import type { Identities, IdentityInfo } from './identities.js';
 import type { AuthStore } from './store.js';
@@ -41,14 +42,37 @@ export interface AuthenticateDeps {
   policyStore: AuthPolicyStore;
   /** Whether the identity has verified MFA, so its new API session must complete it. */
   isMfaEnrolled(identityId: string): Promise<boolean>;
+  /** Bounds on authentication work in this process. */
+  limits: { maxConcurrent: number; windowSeconds: number; perIp: number; perUsername: number };
   log: Logger;
 }
 
 const invalidAuth = () => new ZitiError('INVALID_AUTH');
+const tooMany = (what: string) => new ZitiError('SERVER_TOO_MANY_REQUESTS', { causeMessage: `too many authentication requests ${what}` });
 
 /** Creates the authenticate operation. */
 export function createAuthenticate(deps: AuthenticateDeps) {
-  const { store, identities, policies, policyStore, log } = deps;
+  const { store, identities, policies, policyStore, limits, log } = deps;
+  const concurrent = createConcurrencyLimit(limits.maxConcurrent);
+  const perIp = createSlidingWindowLimit(limits.perIp, limits.windowSeconds * 1000);
+  const perUsername = createSlidingWindowLimit(limits.perUsername, limits.windowSeconds * 1000);
+
+  /**
+   * Runs one authentication within the limits: attempts per source IP and per username over
+   * the window, then a free slot among the concurrent ones, or SERVER_TOO_MANY_REQUESTS at once
+   * (the caller retries later; nothing queues up behind a flood).
+   */
+  async function limited<T>(input: AuthenticateInput, fn: () => Promise<T>): Promise<T> {
+    if (input.remoteAddress !== '' && !perIp.hit(input.remoteAddress)) throw tooMany('from this address');
+    if (input.username !== '' && !perUsername.hit(input.username.toLowerCase())) throw tooMany('for this username');
+    const release = concurrent.tryAcquire();
+    if (!release) throw tooMany('in progress');
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
 
   /**
    * Counts a wrong password; at the policy's maxAttempts the identity is disabled for the
@@ -97,7 +121,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
   return async function authenticate(input: AuthenticateInput): Promise<Authenticated> {
     if (input.method === 'cert' || input.method === 'ext-jwt') throw invalidAuth(); // not implemented yet
     if (input.method !== 'password') throw new ZitiError('INVALID_AUTH_METHOD');
-    const { identity, authenticatorId, policy } = await passwordIdentity(input);
+    const { identity, authenticatorId, policy } = await limited(input, () => passwordIdentity(input));
     const token = newToken();
     // as authenticate_router.go: verified MFA, or a policy requiring TOTP (the identity must then
     // enroll first), makes the new session partial until MFA is completed

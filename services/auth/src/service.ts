@@ -72,7 +72,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const server = createRpcServer('auth', log);
     const policyStore = createAuthPolicyStore(db);
     const policies = createAuthPolicies({ policyStore, identities });
-    const authenticate = createAuthenticate({ store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, log });
+    const authenticate = createAuthenticate({ store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, mfa, policies, store, mfaStore, timeoutMinutes }));
     stack.defer(() => server.stop(config.shutdownGraceMs));
     port = await server.listen(grpcListenAddr(config, 'auth'));
