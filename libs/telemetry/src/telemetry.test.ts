@@ -45,6 +45,7 @@ beforeAll(async () => {
     CreateIdentity: notImplemented, GetIdentities: notImplemented, ListIdentities: notImplemented,
     UpdateIdentity: notImplemented, DeleteIdentity: notImplemented,
     UpdateIdentityEnvironment: notImplemented, EnsureDefaultAdmin: notImplemented,
+    CountIdentitiesByAuthPolicy: notImplemented, DisableIdentity: notImplemented, EnableIdentity: notImplemented,
   });
 });
 

@@ -7,14 +7,23 @@ import type { ApiSessions } from './api-sessions.js';
 import type { createAuthenticate } from './authenticate.js';
 import { expirationSeconds, expiresAt, type ApiSession } from './domain/api-session.js';
 import { summarize, type IdentityAuthSummary } from './domain/authenticator.js';
+import { authQueries } from './domain/mfa.js';
 import type { IdentityInfo } from './identities.js';
+import type { MfaStore } from './mfa-store.js';
+import type { MfaOperations } from './mfa.js';
+import type { AuthPolicies } from './auth-policies.js';
+import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
+import { createMfaHandlers } from './grpc-mfa.js';
 import type { AuthStore } from './store.js';
 
 /** What the handlers call. */
 export interface HandlerDeps {
   authenticate: ReturnType<typeof createAuthenticate>;
   apiSessions: ApiSessions;
+  mfa: MfaOperations;
+  policies: AuthPolicies;
   store: AuthStore;
+  mfaStore: MfaStore;
   timeoutMinutes: number;
 }
 
@@ -38,6 +47,7 @@ export function toProtoApiSession(s: ApiSession, identity: IdentityInfo | undefi
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
     isAdmin: identity?.isAdmin ?? false,
+    authQueries: authQueries(s),
   };
 }
 
@@ -55,8 +65,10 @@ function toProtoSummary(s: IdentityAuthSummary): auth.IdentityAuthSummary {
 
 /** Creates the AuthService handlers. */
 export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHandlers> {
-  const { apiSessions, store, timeoutMinutes } = deps;
+  const { apiSessions, store, mfaStore, timeoutMinutes } = deps;
   return {
+    ...createMfaHandlers(deps),
+    ...createAuthPolicyHandlers(deps.policies),
     async Authenticate(req) {
       const { session, token, identity } = await deps.authenticate(req);
       return toProtoApiSession(session, identity, timeoutMinutes, token);
@@ -79,8 +91,10 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
     },
     async GetIdentityAuthSummaries(req) {
       const ids = [...new Set(req.identityIds)];
-      const [authenticators, withSession] = await Promise.all([store.authenticatorsOf(ids), store.identitiesWithApiSessions(ids)]);
-      return { summaries: summarize(req.identityIds, authenticators, withSession).map(toProtoSummary) };
+      const [authenticators, withSession, withMfa] = await Promise.all([
+        store.authenticatorsOf(ids), store.identitiesWithApiSessions(ids), mfaStore.identitiesWithVerifiedMfa(ids),
+      ]);
+      return { summaries: summarize(req.identityIds, authenticators, withSession, withMfa).map(toProtoSummary) };
     },
   };
 }

@@ -14,7 +14,9 @@ export interface IdentityInfo {
   name: string;
   isAdmin: boolean;
   isDefaultAdmin: boolean;
+  /** Disabled now (an admin, or a lockout not yet expired). */
   disabled: boolean;
+  authPolicyId: string;
 }
 
 /** The identity service client this service uses. */
@@ -28,10 +30,14 @@ export interface Identities {
   updateEnvironment(id: string, envInfoJson: string, sdkInfoJson: string): Promise<void>;
   /** The default admin identity, created by the identity service on first call. */
   ensureDefaultAdmin(name: string): Promise<IdentityInfo>;
+  /** How many identities use this auth policy. */
+  countByAuthPolicy(authPolicyId: string): Promise<number>;
+  /** Disables the identity (lockout) for `durationMinutes`, 0 meaning until enabled. */
+  disable(id: string, durationMinutes: number): Promise<void>;
 }
 
 function toInfo(i: identity.Identity__Output): IdentityInfo {
-  return { id: i.id, name: i.name, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin, disabled: i.disabled };
+  return { id: i.id, name: i.name, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin, disabled: i.disabled, authPolicyId: i.authPolicyId || 'default' };
 }
 
 /** Wraps the identity client. */
@@ -50,6 +56,12 @@ export function createIdentities(client: IdentityClient): Identities {
     },
     async ensureDefaultAdmin(name) {
       return toInfo(await client.ensureDefaultAdmin({ name }));
+    },
+    async countByAuthPolicy(authPolicyId) {
+      return (await client.countIdentitiesByAuthPolicy({ authPolicyId })).count;
+    },
+    async disable(id, durationMinutes) {
+      await client.disableIdentity({ id, durationMinutes });
     },
   };
 }

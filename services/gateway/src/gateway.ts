@@ -11,7 +11,10 @@ import { createApp } from './http/app.js';
 import { createRouter } from './http/route.js';
 import { createSessionCache, type SessionCache } from './http/session-cache.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes } from './routes/root.js';
+import { registerMfaRoutes } from './routes/shared/mfa-routes.js';
 import { registerSessionRoutes } from './routes/shared/session-routes.js';
+import { registerAuthPolicyRoutes } from './routes/management/auth-policies/routes.js';
+import { registerIdentityActionRoutes } from './routes/management/identities/actions.js';
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
 import { registerIdentityTypeRoutes } from './routes/management/identity-types/routes.js';
 import { registerRoleAttributeRoutes } from './routes/management/role-attributes/routes.js';
@@ -55,8 +58,13 @@ async function fetchTls(clients: Clients, log: Logger, timeoutMs = 120_000) {
 function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache) {
   const route = createRouter(app, cache);
   registerRootRoutes(route, config, clients);
-  for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) registerSessionRoutes(route, base, clients, cache);
+  for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
+    registerSessionRoutes(route, base, clients, cache);
+    registerMfaRoutes(route, base, clients, cache);
+  }
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
+  registerIdentityActionRoutes(route, MANAGEMENT_BASE, clients);
+  registerAuthPolicyRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);

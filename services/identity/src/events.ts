@@ -13,6 +13,8 @@ export const Subjects = {
   routerCreated: (kind: string) => `edge.identity.${kind}-router.created`,
   routerUpdated: (kind: string) => `edge.identity.${kind}-router.updated`,
   routerDeleted: (kind: string) => `edge.identity.${kind}-router.deleted`,
+  /** Its API sessions must end (the auth service consumes it durably). */
+  identityDisabled: 'edge.identity.identity.disabled',
 } as const;
 
 /** What other services learn about an edge or transit router from its events. */
@@ -52,6 +54,7 @@ export function createIdentityEvents(bus: Bus) {
     routerCreated: (r: Router) => bus.publish(Subjects.routerCreated(r.kind), routerPayload(r)),
     routerUpdated: (r: Router) => bus.publish(Subjects.routerUpdated(r.kind), routerPayload(r)),
     routerDeleted: (r: Router) => bus.publish(Subjects.routerDeleted(r.kind), routerPayload(r)),
+    disabled: (i: Identity) => bus.publish(Subjects.identityDisabled, payload(i)),
   };
 }
 

@@ -4,6 +4,8 @@
 import { fileURLToPath } from 'node:url';
 import { createGrpcService, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type IdentityServiceHandlers } from '@edge/proto';
+import { createRpcClient } from '@edge/rpc';
+import { createAuthPolicyLookup } from './auth-policies.js';
 import { createIdentityStore, type IdentityDb } from './store.js';
 import { createIdentityEvents } from './events.js';
 import { createIdentityHandlers } from './grpc.js';
@@ -17,9 +19,11 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
   return createGrpcService<IdentityDb>(ctx, 'identity', MIGRATIONS, async ({ db, server }) => {
     const store = createIdentityStore(db);
     const events = createIdentityEvents(ctx.bus);
+    const auth = createRpcClient(contracts.auth(), ctx.config.grpc.targets.auth, { deadlineMs: ctx.config.grpc.deadlineMs });
     server.add<IdentityServiceHandlers>(contracts.identity(), {
-      ...createIdentityHandlers(store, events),
+      ...createIdentityHandlers(store, events, createAuthPolicyLookup(auth)),
       ...createRouterHandlers(createRouterStore(db), store, events),
     });
+    return async () => auth.close();
   });
 }

@@ -239,6 +239,21 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
       const r = await db.deleteFrom('identities').where('id', '=', id).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
+
+    async countByAuthPolicy(authPolicyId: string): Promise<number> {
+      const row = await db.selectFrom('identities').select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('auth_policy_id', '=', authPolicyId).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** Disables (until: null means until enabled) or, with `disabled` false, enables an identity. */
+    async setDisabled(id: string, disabled: boolean, until: Date | null): Promise<Identity> {
+      const row = await db.updateTable('identities')
+        .set({ disabled, disabled_at: disabled ? sql<Date>`now()` : null, disabled_until: disabled ? until : null, updated_at: sql<Date>`now()` })
+        .where('id', '=', id).returningAll().executeTakeFirst();
+      if (!row) throw notFound('identity', id);
+      return toDomain(row);
+    },
   };
 }
 
