@@ -91,7 +91,7 @@ describe('auth policy CRUD', () => {
     expect((await c.http.get(`${M}/auth-policies/${id}`, { session: admin })).status).toBe(404);
   });
 
-  it('refuses bad input with the field named, a duplicate name, and a filter for now', async () => {
+  it('refuses bad input with the field named and a duplicate name; filters the list', async () => {
     const short = await c.http.post(`${M}/auth-policies`, { session: admin, body: policyBody('short', { updb: { maxAttempts: -1 } }) });
     expect(short.status).toBe(400);
     expect(short.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'primary.updb.maxAttempts' } });
@@ -102,9 +102,12 @@ describe('auth policy CRUD', () => {
     await createPolicy(policyBody('taken'));
     const dup = await c.http.post(`${M}/auth-policies`, { session: admin, body: policyBody('taken') });
     expect(dup.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'name' } });
-    const filtered = await c.http.get(`${M}/auth-policies?filter=${encodeURIComponent('name = "x"')}`, { session: admin });
-    expect(filtered.status).toBe(400);
-    expect(filtered.body.error.code).toBe('INVALID_FILTER');
+    const filtered = await c.http.get(`${M}/auth-policies?filter=${encodeURIComponent('name = "taken" and primary.updb.allowed')}`, { session: admin, expectStatus: 200 });
+    expect(filtered.body.data.map((p: { name: string }) => p.name)).toEqual(['taken']);
+    expect(filtered.body.meta.pagination.totalCount).toBe(1);
+    expect(filtered.body.meta.filterableFields).toContain('secondary.requireTotp');
+    const bad = await c.http.get(`${M}/auth-policies?filter=${encodeURIComponent('name =')}`, { session: admin, expectStatus: 400 });
+    expect(bad.body.error.code).toBe('INVALID_FILTER');
   });
 
   it('refuses to delete a policy an identity uses, and identities naming an unknown policy', async () => {

@@ -5,10 +5,9 @@ import { newId } from '@edge/ids';
 import {
   DEFAULT_AUTH_POLICY_ID, checkDeletable, validateAuthPolicy, type AuthPolicy, type AuthPolicyInput,
 } from './domain/auth-policy.js';
+import type { ListPlan } from '@edge/zitiql';
 import type { AuthPolicyPage, AuthPolicyStore } from './auth-policy-store.js';
 import type { Identities } from './identities.js';
-
-const MAX_LIMIT = 500;
 
 /** Creates the auth policy operations. */
 export function createAuthPolicies(deps: { policyStore: AuthPolicyStore; identities: Identities }) {
@@ -23,10 +22,7 @@ export function createAuthPolicies(deps: { policyStore: AuthPolicyStore; identit
 
     get: (id: string): Promise<AuthPolicy> => policyStore.get(id),
 
-    list(limit: number, offset: number, filter: string): Promise<AuthPolicyPage & { limit: number }> {
-      const clamped = Math.min(limit || 10, MAX_LIMIT);
-      return policyStore.list(clamped, offset, filter).then((page) => ({ ...page, limit: clamped }));
-    },
+    list: (plan: ListPlan): Promise<AuthPolicyPage> => policyStore.list(plan),
 
     async update(id: string, input: AuthPolicyInput): Promise<void> {
       validateAuthPolicy(input);

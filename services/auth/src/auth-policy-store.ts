@@ -2,7 +2,8 @@
  * The auth policy queries of the auth service, and the consecutive password failure counter.
  */
 import { isUniqueViolation } from '@edge/db';
-import { ZitiError, fieldError, notFound } from '@edge/errors';
+import { fieldError, notFound } from '@edge/errors';
+import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
 import type { AuthPolicy, AuthPolicyInput } from './domain/auth-policy.js';
 import type { AuthDatabase } from './store.js';
@@ -31,6 +32,18 @@ export interface AuthPoliciesTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
+
+/** What a filter on `/auth-policies` may read. */
+export const AUTH_POLICY_FIELDS: FieldMap = {
+  ...entityFields({ named: true }),
+  'primary.cert.allowed': field.bool('primary_cert_allowed'),
+  'primary.cert.allowExpiredCerts': field.bool('primary_cert_allow_expired_certs'),
+  'primary.extJwt.allowed': field.bool('primary_ext_jwt_allowed'),
+  'primary.updb.allowed': field.bool('primary_updb_allowed'),
+  'primary.updb.maxAttempts': field.number('primary_updb_max_attempts'),
+  'primary.updb.minPasswordLength': field.number('primary_updb_min_password_length'),
+  'secondary.requireTotp': field.bool('secondary_require_totp'),
+};
 
 /** A page of auth policies. */
 export interface AuthPolicyPage {
@@ -107,17 +120,9 @@ export function createAuthPolicyStore(db: Kysely<AuthDatabase>) {
       return found;
     },
 
-    /**
-     * One page in creation order. Filtering is not supported yet; this is the one place a
-     * filter would be compiled, so it alone changes when the shared filter library lands.
-     */
-    async list(limit: number, offset: number, filter: string): Promise<AuthPolicyPage> {
-      if (filter.trim() !== '') throw new ZitiError('INVALID_FILTER', { causeMessage: 'filters are not supported on this list yet' });
-      const [rows, count] = await Promise.all([
-        db.selectFrom('auth_policies').selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
-        db.selectFrom('auth_policies').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toAuthPolicy), total: Number(count.n) };
+    async list(plan: ListPlan): Promise<AuthPolicyPage> {
+      const { rows, total } = await runList(db.selectFrom('auth_policies'), plan, (qb) => qb.selectAll());
+      return { items: (rows as Selectable<AuthPoliciesTable>[]).map(toAuthPolicy), total };
     },
 
     async update(id: string, p: AuthPolicyInput): Promise<void> {

@@ -4,6 +4,8 @@
 import { fieldError } from '@edge/errors';
 import type { AuthServiceHandlers, auth } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
+import { listMeta, listParams, planList } from '@edge/zitiql';
+import { AUTH_POLICY_FIELDS } from './auth-policy-store.js';
 import type { AuthPolicies } from './auth-policies.js';
 import type { AuthPolicy, AuthPolicyInput } from './domain/auth-policy.js';
 
@@ -68,8 +70,9 @@ export function createAuthPolicyHandlers(policies: AuthPolicies): AuthPolicyHand
       return toProto(await policies.get(req.id));
     },
     async ListAuthPolicies(req) {
-      const page = await policies.list(req.limit, req.offset, req.filter);
-      return { authPolicies: page.items.map(toProto), totalCount: page.total, limit: page.limit, offset: req.offset, filterableFields: [] };
+      const plan = planList(AUTH_POLICY_FIELDS, listParams(req.query));
+      const page = await policies.list(plan);
+      return { authPolicies: page.items.map(toProto), meta: listMeta(plan, page.total, AUTH_POLICY_FIELDS) };
     },
     async UpdateAuthPolicy(req) {
       await policies.update(req.id, toInput(req.fields));

@@ -14,7 +14,7 @@ import { newId } from '@edge/ids';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
 import { contracts, type AuthServiceClient, type IdentityServiceHandlers, type identity } from '@edge/proto';
-import { createRpcClient, createRpcServer, type AsyncHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
+import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
 import { hashPassword } from '../src/domain/password.js';
 import { createAuthService } from '../src/index.js';
@@ -37,10 +37,6 @@ export interface FakeIdentityService {
   server: RpcServer;
 }
 
-function notImplemented(): never {
-  throw new Error('not used by the auth service tests');
-}
-
 async function startFakeIdentityService(): Promise<FakeIdentityService> {
   const fake = { identities: new Map(), environmentUpdates: [], ensureDefaultAdminCalls: 0, disables: [] } as unknown as FakeIdentityService;
   fake.add = (fields) => {
@@ -48,7 +44,7 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
     fake.identities.set(i.id!, i);
     return i;
   };
-  const handlers: AsyncHandlers<IdentityServiceHandlers> = {
+  const handlers = stubHandlers<IdentityServiceHandlers>({
     async GetIdentity(req) {
       const i = fake.identities.get(req.id);
       if (!i) throw notFound('identity', req.id);
@@ -78,9 +74,7 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
       if (i) i.disabled = false;
       return {};
     },
-    CreateIdentity: notImplemented, GetIdentities: notImplemented, ListIdentities: notImplemented,
-    UpdateIdentity: notImplemented, DeleteIdentity: notImplemented,
-  };
+  });
   fake.server = createRpcServer('identity', silentLogger());
   fake.server.add<IdentityServiceHandlers>(contracts.identity(), handlers);
   const port = await fake.server.listen('127.0.0.1:0');

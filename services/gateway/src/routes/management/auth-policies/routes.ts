@@ -1,10 +1,11 @@
 /**
  * Management `/auth-policies`: list, create, detail, replace, patch, delete.
  */
-import { created, empty, list, ok } from '@edge/envelope';
-import { parseBody, parsePaging } from '@edge/schemas';
+import { created, empty, ok } from '@edge/envelope';
+import { parseBody } from '@edge/schemas';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
+import { listBody, listQuery } from '../../shared/list.js';
 import { patchedFields, renderAuthPolicy, toFields } from './map.js';
 import { authPolicyCreate, authPolicyPatch } from './schemas.js';
 
@@ -16,9 +17,8 @@ export function registerAuthPolicyRoutes(route: Router, base: string, clients: C
   const id = (req: { params: unknown }) => (req.params as Params).id;
 
   route('GET', url, 'admin', async (req) => {
-    const page = await clients.auth.listAuthPolicies(parsePaging(req.query as Record<string, unknown>));
-    const pagination = { limit: page.limit, offset: page.offset, totalCount: page.totalCount };
-    return { body: list(page.authPolicies.map(renderAuthPolicy), pagination, page.filterableFields) };
+    const page = await clients.auth.listAuthPolicies({ query: listQuery(req) });
+    return { body: listBody(page.authPolicies.map(renderAuthPolicy), page.meta) };
   });
 
   route('POST', url, 'admin', async (req) => {
