@@ -7,7 +7,7 @@ import { matchRolesCondition, roleAttributesPage, roleFilterCondition } from '@e
 import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
 import {
-  applyUpdate, authPolicyNotFound, checkDefaultAdminUpdate, checkDeletable, disabledUntil, needsAuthPolicyCheck, validateIdentityInput,
+  applyUpdate, authPolicyNotFound, traceFor, checkDefaultAdminUpdate, checkDeletable, disabledUntil, needsAuthPolicyCheck, validateIdentityInput,
   DEFAULT_AUTH_POLICY_ID, type IdentityInput,
 } from './domain/identity.js';
 import type { AuthPolicyLookup } from './auth-policies.js';
@@ -56,6 +56,12 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
 
     async ListIdentityRoleAttributes(req) {
       return roleAttributesPage(req.query, (plan) => store.listRoleAttributes(plan));
+    },
+
+    async UpdateIdentityTracing(req) {
+      const trace = traceFor(req.enabled, Number(req.durationMs), req.traceId, newId);
+      await store.setTrace(req.id, trace && { ...trace, channels: req.channels });
+      return trace ? { enabled: true, traceId: trace.traceId, until: trace.until.toISOString() } : { enabled: false, traceId: '' };
     },
 
     async MatchIdentities(req) {

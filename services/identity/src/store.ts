@@ -32,6 +32,9 @@ interface IdentitiesTable {
   disabled_at: Date | null;
   disabled_until: Date | null;
   env_info: Generated<Json>;
+  trace_id: Generated<string | null>;
+  trace_until: Generated<Date | null>;
+  trace_channels: Generated<string[]>;
   sdk_info: Generated<Json>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -203,6 +206,13 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
     async matchIds(cond: Expression<SqlBool>): Promise<string[]> {
       const rows = await db.selectFrom('identities').select('id').where(cond).orderBy('id').execute();
       return rows.map((r) => r.id);
+    },
+
+    async setTrace(id: string, trace: { traceId: string; until: Date; channels: string[] } | null): Promise<void> {
+      const r = await db.updateTable('identities')
+        .set({ trace_id: trace?.traceId ?? null, trace_until: trace?.until ?? null, trace_channels: trace?.channels ?? [] })
+        .where('id', '=', id).executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) throw notFound('identity', id);
     },
 
     async getType(id: string): Promise<IdentityTypeRow> {

@@ -131,3 +131,13 @@ export function authPolicyNotFound(authPolicyId: string): ZitiError {
     causeMessage: `auth policy ${authPolicyId} not found`,
   });
 }
+
+/** Longest a trace may run, so a forgotten one ends by itself. */
+export const MAX_TRACE_MS = 24 * 60 * 60 * 1000;
+
+/** The trace an update asks for: on until now + duration with the given or a new id, or off. */
+export function traceFor(enabled: boolean, durationMs: number, traceId: string, newTraceId: () => string, now = new Date()) {
+  if (!enabled) return null;
+  if (durationMs <= 0 || durationMs > MAX_TRACE_MS) throw fieldError('duration', 'must be a duration from 1ms to 24h', durationMs);
+  return { traceId: traceId || newTraceId(), until: new Date(now.getTime() + durationMs) };
+}
