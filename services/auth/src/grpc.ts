@@ -8,13 +8,14 @@ import type { createAuthenticate } from './authenticate.js';
 import { expirationSeconds, expiresAt, type ApiSession } from './domain/api-session.js';
 import { summarize, type IdentityAuthSummary } from './domain/authenticator.js';
 import { authQueries } from './domain/mfa.js';
-import type { IdentityInfo } from './identities.js';
+import type { Identities, IdentityInfo } from './identities.js';
 import type { MfaStore } from './mfa-store.js';
 import type { MfaOperations } from './mfa.js';
 import type { AuthPolicies } from './auth-policies.js';
 import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
 import { createMfaHandlers } from './grpc-mfa.js';
-import type { AuthStore } from './store.js';
+import { API_SESSION_FIELDS, type AuthStore } from './store.js';
+import { listMeta, listParams, planList } from '@edge/zitiql';
 
 /** What the handlers call. */
 export interface HandlerDeps {
@@ -24,6 +25,7 @@ export interface HandlerDeps {
   policies: AuthPolicies;
   store: AuthStore;
   mfaStore: MfaStore;
+  identities: Identities;
   timeoutMinutes: number;
 }
 
@@ -65,7 +67,7 @@ function toProtoSummary(s: IdentityAuthSummary): auth.IdentityAuthSummary {
 
 /** Creates the AuthService handlers. */
 export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHandlers> {
-  const { apiSessions, store, mfaStore, timeoutMinutes } = deps;
+  const { apiSessions, store, mfaStore, identities, timeoutMinutes } = deps;
   return {
     ...createMfaHandlers(deps),
     ...createAuthPolicyHandlers(deps.policies),
@@ -84,6 +86,12 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
     async GetApiSession(req) {
       const { session, identity } = await apiSessions.get(req.id);
       return toProtoApiSession(session, identity, timeoutMinutes);
+    },
+    async ListApiSessions(req) {
+      const plan = planList(API_SESSION_FIELDS, listParams(req.query));
+      const { items, total } = await store.listApiSessions(plan);
+      const names = await identities.findMany(items.map((s) => s.identityId));
+      return { apiSessions: items.map((s) => toProtoApiSession(s, names.get(s.identityId), timeoutMinutes)), meta: listMeta(plan, total, API_SESSION_FIELDS) };
     },
     async DeleteApiSession(req) {
       await apiSessions.delete(req.id);

@@ -26,6 +26,8 @@ export type IdentityClient = RpcClient<IdentityServiceClient>;
 export interface Identities {
   /** The identity, or undefined when the identity service does not know it. */
   find(id: string): Promise<IdentityInfo | undefined>;
+  /** The identities of these ids the identity service knows, by id. */
+  findMany(ids: string[]): Promise<Map<string, IdentityInfo>>;
   /** Records the envInfo/sdkInfo JSON a client sent when authenticating. */
   updateEnvironment(id: string, envInfoJson: string, sdkInfoJson: string): Promise<void>;
   /** The default admin identity, created by the identity service on first call. */
@@ -50,6 +52,12 @@ export function createIdentities(client: IdentityClient): Identities {
         if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
         throw err;
       }
+    },
+    async findMany(ids) {
+      const unique = [...new Set(ids)];
+      if (unique.length === 0) return new Map();
+      const { identities } = await client.getIdentities({ ids: unique });
+      return new Map(identities.map((i) => [i.id, toInfo(i)]));
     },
     async updateEnvironment(id, envInfoJson, sdkInfoJson) {
       await client.updateIdentityEnvironment({ id, envInfoJson, sdkInfoJson });

@@ -73,7 +73,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const policyStore = createAuthPolicyStore(db);
     const policies = createAuthPolicies({ policyStore, identities });
     const authenticate = createAuthenticate({ store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log });
-    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, mfa, policies, store, mfaStore, timeoutMinutes }));
+    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes }));
     stack.defer(() => server.stop(config.shutdownGraceMs));
     port = await server.listen(grpcListenAddr(config, 'auth'));
     server.setServing(true);

@@ -2,6 +2,7 @@
  * Every query of the auth service, over its own schema, with row ↔ domain mappers.
  */
 import { sql, type ColumnType, type Generated, type Kysely, type Selectable } from 'kysely';
+import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
 import type { Authenticator, AuthenticatorMethod } from './domain/authenticator.js';
 import type { AuthPoliciesTable } from './auth-policy-store.js';
@@ -41,6 +42,19 @@ export interface ApiSessionsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
+
+/** What a filter on `/api-sessions` may read. */
+export const API_SESSION_FIELDS: FieldMap = {
+  ...entityFields(),
+  identity: field.string('identity_id'),
+  identityId: field.string('identity_id'),
+  authenticatorId: field.string('authenticator_id'),
+  ipAddress: field.string('ip_address'),
+  isMfaRequired: field.bool('is_mfa_required'),
+  isMfaComplete: field.bool('is_mfa_complete'),
+  lastActivityAt: field.datetime('last_activity_at'),
+  configTypes: field.set('config_types'),
+};
 
 /** The tables of the auth schema. */
 export interface AuthDatabase {
@@ -156,6 +170,12 @@ export function createStore(db: Kysely<AuthDatabase>) {
     async findApiSessionByTokenHash(tokenHash: string): Promise<ApiSession | undefined> {
       const row = await db.selectFrom('api_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
       return row && toApiSession(row);
+    },
+
+    /** A page of API sessions under a list plan. */
+    async listApiSessions(plan: ListPlan): Promise<{ items: ApiSession[]; total: number }> {
+      const { rows, total } = await runList(db.selectFrom('api_sessions'), plan, (qb) => qb.selectAll());
+      return { items: (rows as Selectable<ApiSessionsTable>[]).map(toApiSession), total };
     },
 
     /** The API session with this id, if any. */

@@ -13,6 +13,7 @@ import { createSessionCache, type SessionCache } from './http/session-cache.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes } from './routes/root.js';
 import { registerMfaRoutes } from './routes/shared/mfa-routes.js';
 import { registerSessionRoutes } from './routes/shared/session-routes.js';
+import { registerApiSessionRoutes } from './routes/management/api-sessions/routes.js';
 import { registerAuthPolicyRoutes } from './routes/management/auth-policies/routes.js';
 import { registerIdentityActionRoutes } from './routes/management/identities/actions.js';
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
@@ -65,6 +66,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityActionRoutes(route, MANAGEMENT_BASE, clients);
   registerAuthPolicyRoutes(route, MANAGEMENT_BASE, clients);
+  registerApiSessionRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);
