@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestController, type TestController } from '../support/controller.js';
+import { useController, type TestController } from '../support/controller.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 import { authenticatorFor, type TestAuthenticator } from '../support/totp.js';
 
@@ -7,12 +7,7 @@ const C = '/edge/client/v1';
 const M = '/edge/management/v1';
 let c: TestController;
 let admin: string;
-
-beforeAll(async () => {
-  c = await startTestController();
-  admin = await c.login();
-});
-afterAll(async () => c?.stop());
+useController((f) => ({ c, admin } = f));
 
 /** A password identity that has enrolled and verified TOTP; `token` is a full session. */
 async function enrolledUser(name: string) {

@@ -2,20 +2,15 @@
  * Management `/api-sessions`: every identity's sessions listed with filters, read without their
  * token, and ended by an administrator.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestController, type TestController } from '../support/controller.js';
+import { describe, expect, it } from 'vitest';
+import { useController, type TestController } from '../support/controller.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 
 const M = '/edge/management/v1';
 const C = '/edge/client/v1';
 let c: TestController;
 let admin: string;
-
-beforeAll(async () => {
-  c = await startTestController();
-  admin = await c.login();
-});
-afterAll(async () => c?.stop());
+useController((f) => ({ c, admin } = f));
 
 describe('management API sessions', () => {
   it('lists every identity\'s sessions with filters, and reads one without its token', async () => {

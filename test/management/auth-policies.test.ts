@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestController, type TestController } from '../support/controller.js';
+import { describe, expect, it } from 'vitest';
+import { useController, type TestController } from '../support/controller.js';
 import { TEST_DATABASE_URL } from '../support/infra.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 import { authenticatorFor } from '../support/totp.js';
@@ -9,12 +9,7 @@ const C = '/edge/client/v1';
 const M = '/edge/management/v1';
 let c: TestController;
 let admin: string;
-
-beforeAll(async () => {
-  c = await startTestController();
-  admin = await c.login();
-});
-afterAll(async () => c?.stop());
+useController((f) => ({ c, admin } = f));
 
 type Updb = { allowed: boolean; maxAttempts: number; lockoutDurationMinutes: number };
 function policyBody(name: string, opts: { updb?: Partial<Updb>; requireTotp?: boolean } = {}) {

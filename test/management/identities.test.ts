@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, startTestController, type TestController } from '../support/controller.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, useController, type TestController } from '../support/controller.js';
 
 const M = '/edge/management/v1';
 let c: TestController;
 let admin: string;
-
-beforeAll(async () => {
-  c = await startTestController();
-  admin = await c.login();
-});
-afterAll(async () => c?.stop());
+useController((f) => ({ c, admin } = f));
 
 async function create(body: Record<string, unknown>): Promise<string> {
   const r = await c.http.post(`${M}/identities`, { body, session: admin, expectStatus: 201 });

@@ -2,20 +2,15 @@
  * Management edge routers, transit routers and their role attributes, end to end; responses
  * are validated against the specs.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contracts } from '@edge/proto';
 import { createRpcClient } from '@edge/rpc';
-import { startTestController, type TestController } from '../support/controller.js';
+import { useController, type TestController } from '../support/controller.js';
 
 const M = '/edge/management/v1';
 let c: TestController;
 let admin: string;
-
-beforeAll(async () => {
-  c = await startTestController();
-  admin = await c.login();
-});
-afterAll(async () => c?.stop());
+useController((f) => ({ c, admin } = f));
 
 async function create(collection: string, body: Record<string, unknown>): Promise<string> {
   const r = await c.http.post(`${M}/${collection}`, { body, session: admin, expectStatus: 201 });

@@ -4,6 +4,7 @@
  * response against the official specs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, SERVICE_NAMES } from '@edge/config';
@@ -71,4 +72,23 @@ export async function startTestController(opts: TestControllerOptions = {}): Pro
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A controller started for the whole test file, and a logged-in admin session on it. */
+export interface ControllerFixture {
+  c: TestController;
+  admin: string;
+}
+
+/**
+ * Starts a controller before the file's tests (handing it and an admin session to `ready`) and
+ * stops it after them.
+ */
+export function useController(ready: (f: ControllerFixture) => void, opts: TestControllerOptions = {}): void {
+  let c: TestController | undefined;
+  beforeAll(async () => {
+    c = await startTestController(opts);
+    ready({ c, admin: await c.login() });
+  });
+  afterAll(async () => c?.stop());
 }

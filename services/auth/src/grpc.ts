@@ -14,6 +14,8 @@ import type { MfaOperations } from './mfa.js';
 import type { AuthPolicies } from './auth-policies.js';
 import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
 import { createMfaHandlers } from './grpc-mfa.js';
+import { createAuthenticatorHandlers } from './grpc-authenticator.js';
+import type { Authenticators } from './authenticators.js';
 import { API_SESSION_FIELDS, type AuthStore } from './store.js';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 
@@ -26,6 +28,7 @@ export interface HandlerDeps {
   store: AuthStore;
   mfaStore: MfaStore;
   identities: Identities;
+  authenticators: Authenticators;
   timeoutMinutes: number;
 }
 
@@ -70,6 +73,7 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
   const { apiSessions, store, mfaStore, identities, timeoutMinutes } = deps;
   return {
     ...createMfaHandlers(deps),
+    ...createAuthenticatorHandlers(deps.authenticators, identities),
     ...createAuthPolicyHandlers(deps.policies),
     async Authenticate(req) {
       const { session, token, identity } = await deps.authenticate(req);

@@ -18,6 +18,8 @@ import { createAuthenticate } from './authenticate.js';
 import { bootstrapDefaultAdmin } from './bootstrap.js';
 import { startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
+import { createAuthenticators } from './authenticators.js';
+import { createAuthenticatorStore } from './authenticator-store.js';
 import { createIdentities } from './identities.js';
 import { createMfaOperations } from './mfa.js';
 import { createMfaStore } from './mfa-store.js';
@@ -73,7 +75,10 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const policyStore = createAuthPolicyStore(db);
     const policies = createAuthPolicies({ policyStore, identities });
     const authenticate = createAuthenticate({ store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log });
-    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes }));
+    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
+      authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
+      authenticators: createAuthenticators({ store: createAuthenticatorStore(db), identities, policies }),
+    }));
     stack.defer(() => server.stop(config.shutdownGraceMs));
     port = await server.listen(grpcListenAddr(config, 'auth'));
     server.setServing(true);

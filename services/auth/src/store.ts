@@ -81,7 +81,7 @@ export type NewApiSession = Omit<ApiSession, 'tags' | 'createdAt' | 'updatedAt'>
 /** The auth service's data access. */
 export type AuthStore = ReturnType<typeof createStore>;
 
-function toAuthenticator(row: Selectable<AuthenticatorsTable>): Authenticator {
+export function toAuthenticator(row: Selectable<AuthenticatorsTable>): Authenticator {
   return {
     id: row.id,
     identityId: row.identity_id,

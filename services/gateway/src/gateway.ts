@@ -15,6 +15,8 @@ import { registerMfaRoutes } from './routes/shared/mfa-routes.js';
 import { registerSessionRoutes } from './routes/shared/session-routes.js';
 import { registerApiSessionRoutes } from './routes/management/api-sessions/routes.js';
 import { registerAuthPolicyRoutes } from './routes/management/auth-policies/routes.js';
+import { registerAuthenticatorRoutes } from './routes/management/authenticators/routes.js';
+import { registerCurrentAuthenticatorRoutes } from './routes/shared/current-authenticators.js';
 import { registerIdentityActionRoutes } from './routes/management/identities/actions.js';
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
 import { registerIdentityTypeRoutes } from './routes/management/identity-types/routes.js';
@@ -62,11 +64,13 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
     registerSessionRoutes(route, base, clients, cache);
     registerMfaRoutes(route, base, clients, cache);
+    registerCurrentAuthenticatorRoutes(route, base, clients);
   }
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityActionRoutes(route, MANAGEMENT_BASE, clients);
   registerAuthPolicyRoutes(route, MANAGEMENT_BASE, clients);
   registerApiSessionRoutes(route, MANAGEMENT_BASE, clients);
+  registerAuthenticatorRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);

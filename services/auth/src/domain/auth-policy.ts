@@ -92,3 +92,19 @@ export function lockoutFor(p: AuthPolicy, failures: number): number | undefined 
 export function requiresTotp(p: AuthPolicy): boolean {
   return p.secondary.requireTotp;
 }
+
+/**
+ * Checks a new password against the policy's updb rules; the reason names the rule broken.
+ * The password itself never travels in the error.
+ */
+export function checkPassword(p: AuthPolicy, password: string, field = 'password'): void {
+  const rules = p.primary.updb;
+  const fail = (reason: string): never => {
+    throw fieldError(field, reason, '');
+  };
+  if (password.length < rules.minPasswordLength) fail(`must be at least ${rules.minPasswordLength} characters`);
+  if (password.length > 100) fail('must be at most 100 characters');
+  if (rules.requireMixedCase && !(/[a-z]/.test(password) && /[A-Z]/.test(password))) fail('must mix upper and lower case letters');
+  if (rules.requireNumberChar && !/[0-9]/.test(password)) fail('must contain a number');
+  if (rules.requireSpecialChar && !/[^A-Za-z0-9]/.test(password)) fail('must contain a special character');
+}

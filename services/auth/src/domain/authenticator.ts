@@ -3,6 +3,8 @@
  * controller/model/authenticator_*.go: updb = username/password, cert = client certificate).
  */
 
+import { createHash, X509Certificate } from 'node:crypto';
+
 /** The authenticator methods stored; ext-jwt authenticates against signers, not a stored row. */
 export type AuthenticatorMethod = 'updb' | 'cert';
 
@@ -43,4 +45,17 @@ export function summarize(identityIds: string[], authenticators: Authenticator[]
       isMfaEnabled: withVerifiedMfa.has(identityId),
     };
   });
+}
+
+/**
+ * The fingerprint OpenZiti keys certificate authenticators by: the SHA-1 of the certificate's
+ * DER, lowercase hex (as nfpem.FingerprintFromCertificate). Undefined when the PEM holds no
+ * parsable certificate.
+ */
+export function certFingerprint(pem: string): string | undefined {
+  try {
+    return createHash('sha1').update(new X509Certificate(pem).raw).digest('hex');
+  } catch {
+    return undefined;
+  }
 }

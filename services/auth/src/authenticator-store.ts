@@ -1,0 +1,71 @@
+/**
+ * Authenticator queries for their management: list, read, create, change, delete.
+ */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { isUniqueViolation } from '@edge/db';
+import { fieldError, ZitiError } from '@edge/errors';
+import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
+import type { Authenticator } from './domain/authenticator.js';
+import { toAuthenticator, type AuthDatabase, type AuthenticatorsTable } from './store.js';
+
+/** What a filter on `/authenticators` may read. */
+export const AUTHENTICATOR_FIELDS: FieldMap = {
+  ...entityFields(),
+  identity: field.string('identity_id'),
+  identityId: field.string('identity_id'),
+  method: field.string('method'),
+  username: field.string('username', { nullable: true }),
+  fingerprint: field.string('fingerprint', { nullable: true }),
+};
+
+/** A new authenticator: updb with username and hash, or cert with fingerprint and PEM. */
+export type NewAuthenticator = Omit<Authenticator, 'createdAt' | 'updatedAt'>;
+
+/** Turns a unique violation into the field error naming the taken value. */
+function taken(err: unknown, a: { username?: string; fingerprint?: string }): never {
+  const v = isUniqueViolation(err);
+  if (v?.constraint?.includes('username')) throw fieldError('username', 'is already in use', a.username);
+  if (v?.constraint?.includes('fingerprint')) {
+    throw new ZitiError('CERT_IN_USE', { cause: { field: 'certPem', reason: 'the certificate is already used by an authenticator', value: a.fingerprint } });
+  }
+  throw err;
+}
+
+/** Creates the authenticator store over the auth schema. */
+export function createAuthenticatorStore(db: Kysely<AuthDatabase>) {
+  return {
+    async list(plan: ListPlan, ownerIdentityId?: string): Promise<{ items: Authenticator[]; total: number }> {
+      const from = ownerIdentityId ? db.selectFrom('authenticators').where('identity_id', '=', ownerIdentityId) : db.selectFrom('authenticators');
+      const { rows, total } = await runList(from, plan, (qb) => qb.selectAll());
+      return { items: (rows as Selectable<AuthenticatorsTable>[]).map(toAuthenticator), total };
+    },
+
+    async find(id: string): Promise<Authenticator | undefined> {
+      const row = await db.selectFrom('authenticators').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toAuthenticator(row);
+    },
+
+    async insert(a: NewAuthenticator): Promise<void> {
+      await db.insertInto('authenticators').values({
+        id: a.id, identity_id: a.identityId, method: a.method, username: a.username ?? null, password_hash: a.passwordHash ?? null,
+        fingerprint: a.fingerprint ?? null, cert_pem: a.certPem ?? null, tags: JSON.stringify(a.tags) as never,
+      }).execute().catch((err: unknown) => taken(err, a));
+    },
+
+    async update(id: string, change: { username?: string; passwordHash?: string; tags?: Record<string, unknown> }): Promise<void> {
+      await db.updateTable('authenticators').set({
+        ...(change.username !== undefined ? { username: change.username } : {}),
+        ...(change.passwordHash !== undefined ? { password_hash: change.passwordHash, failed_attempts: 0 } : {}),
+        ...(change.tags !== undefined ? { tags: JSON.stringify(change.tags) as never } : {}),
+        updated_at: sql<Date>`now()`,
+      }).where('id', '=', id).execute().catch((err: unknown) => taken(err, change));
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const r = await db.deleteFrom('authenticators').where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+  };
+}
+
+export type AuthenticatorStore = ReturnType<typeof createAuthenticatorStore>;

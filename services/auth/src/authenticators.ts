@@ -1,0 +1,108 @@
+/**
+ * Authenticator operations with their rules: an identity that exists, passwords that meet the
+ * identity's auth policy, and a caller changing its own password only with the current one (as
+ * controller/model/authenticator_manager.go UpdateSelf in OpenZiti).
+ */
+import { newId } from '@edge/ids';
+import { ZitiError, fieldError, notFound } from '@edge/errors';
+import type { ListPlan } from '@edge/zitiql';
+import type { AuthPolicies } from './auth-policies.js';
+import type { AuthenticatorStore } from './authenticator-store.js';
+import { checkPassword } from './domain/auth-policy.js';
+import { certFingerprint, type Authenticator } from './domain/authenticator.js';
+import { hashPassword, verifyPassword } from './domain/password.js';
+import type { Identities } from './identities.js';
+
+/** A create request. */
+export interface AuthenticatorCreate {
+  identityId: string;
+  method: string;
+  username: string;
+  password: string;
+  certPem: string;
+  tags: Record<string, unknown>;
+}
+
+/** A replace or patch; fields not in `mask` stay. `currentPassword` is set for the caller's own. */
+export interface AuthenticatorChange {
+  id: string;
+  ownerIdentityId?: string;
+  username: string;
+  password: string;
+  tags: Record<string, unknown>;
+  mask: readonly string[];
+  currentPassword?: string;
+}
+
+interface Deps {
+  store: AuthenticatorStore;
+  identities: Identities;
+  policies: AuthPolicies;
+}
+
+const cannotUpdate = (why: string) => new ZitiError('AUTHENTICATOR_CAN_NOT_BE_UPDATED', { causeMessage: why });
+
+/** Builds the authenticator operations. */
+export function createAuthenticators({ store, identities, policies }: Deps) {
+  async function policyOf(identityId: string) {
+    const identity = await identities.find(identityId);
+    return policies.forIdentity(identity?.authPolicyId ?? 'default');
+  }
+
+  async function get(id: string, ownerIdentityId?: string): Promise<Authenticator> {
+    const a = await store.find(id);
+    if (!a || (ownerIdentityId && a.identityId !== ownerIdentityId)) throw notFound('authenticator', id);
+    return a;
+  }
+
+  async function newCredentials(req: AuthenticatorCreate) {
+    if (req.method === 'updb') {
+      if (!req.username) throw fieldError('username', 'is required for method updb', req.username);
+      checkPassword(await policyOf(req.identityId), req.password);
+      return { username: req.username, passwordHash: await hashPassword(req.password) };
+    }
+    if (req.method === 'cert') {
+      const fingerprint = certFingerprint(req.certPem);
+      if (!fingerprint) throw fieldError('certPem', 'must be a PEM encoded X.509 certificate', null);
+      return { fingerprint, certPem: req.certPem };
+    }
+    throw fieldError('method', 'must be updb or cert', req.method);
+  }
+
+  return {
+    get,
+
+    list: (plan: ListPlan, ownerIdentityId?: string) => store.list(plan, ownerIdentityId),
+
+    async create(req: AuthenticatorCreate): Promise<string> {
+      if (!(await identities.find(req.identityId))) {
+        throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', { cause: { field: 'identityId', reason: 'identity not found', value: req.identityId } });
+      }
+      const id = newId();
+      await store.insert({ id, identityId: req.identityId, method: req.method as Authenticator['method'], tags: req.tags, ...(await newCredentials(req)) });
+      return id;
+    },
+
+    async update(req: AuthenticatorChange): Promise<void> {
+      const a = await get(req.id, req.ownerIdentityId);
+      const credentials = req.mask.includes('username') || req.mask.includes('password');
+      if (a.method !== 'updb' && (credentials || req.currentPassword !== undefined)) throw cannotUpdate('only username/password authenticators can change credentials');
+      if (req.currentPassword !== undefined && !(await verifyPassword(req.currentPassword, a.passwordHash))) {
+        throw new ZitiError('UNAUTHORIZED', { cause: { field: 'currentPassword', reason: 'invalid current password' } });
+      }
+      if (req.mask.includes('username') && !req.username) throw fieldError('username', 'must not be empty', req.username);
+      if (req.mask.includes('password')) checkPassword(await policyOf(a.identityId), req.password);
+      await store.update(a.id, {
+        username: req.mask.includes('username') ? req.username : undefined,
+        passwordHash: req.mask.includes('password') ? await hashPassword(req.password) : undefined,
+        tags: req.mask.includes('tags') ? req.tags : undefined,
+      });
+    },
+
+    async delete(id: string): Promise<void> {
+      if (!(await store.delete(id))) throw notFound('authenticator', id);
+    },
+  };
+}
+
+export type Authenticators = ReturnType<typeof createAuthenticators>;

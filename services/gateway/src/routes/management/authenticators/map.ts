@@ -1,0 +1,37 @@
+/**
+ * Authenticator messages ↔ HTTP: `authenticatorDetail` and the update requests.
+ */
+import { entityRef, selfLink } from '@edge/envelope';
+import type { auth } from '@edge/proto';
+import type { AuthenticatorChangeBody } from './schemas.js';
+
+/** `authenticatorDetail`. */
+export function renderAuthenticator(a: auth.Authenticator__Output) {
+  return {
+    id: a.id,
+    createdAt: a.createdAt,
+    updatedAt: a.updatedAt,
+    _links: selfLink('authenticators', a.id),
+    tags: JSON.parse(a.tagsJson || '{}') as Record<string, unknown>,
+    method: a.method,
+    identityId: a.identityId,
+    identity: entityRef('identities', 'identities', a.identityId, a.identityName),
+    ...(a.username !== undefined ? { username: a.username } : {}),
+    ...(a.fingerprint !== undefined ? { fingerprint: a.fingerprint, certPem: a.certPem ?? '' } : {}),
+    isExtendRequested: false,
+    isKeyRollRequested: false,
+  };
+}
+
+/** The fields a body changes: all three for a replace, those present (and not null) for a patch. */
+export function changeMask(body: Record<string, unknown>, replace: boolean): string[] {
+  return ['username', 'password', 'tags'].filter((f) => replace || (f in body && body[f] !== null));
+}
+
+/** The update request of a replace or patch body. */
+export function toUpdate(id: string, b: AuthenticatorChangeBody & { currentPassword?: string }, mask: string[], ownerIdentityId = ''): auth.UpdateAuthenticatorRequest {
+  return {
+    id, ownerIdentityId, username: b.username ?? '', password: b.password ?? '', tagsJson: JSON.stringify(b.tags ?? {}), updateMask: mask,
+    currentPassword: b.currentPassword,
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Management `/authenticators` (list, create, detail, replace, patch, delete) and
+ * `/identities/{id}/authenticators`.
+ */
+import { created, empty, ok } from '@edge/envelope';
+import { parseBody } from '@edge/schemas';
+import type { Clients } from '../../../clients.js';
+import type { Router } from '../../../http/route.js';
+import { listBody, listQuery } from '../../shared/list.js';
+import { changeMask, renderAuthenticator, toUpdate } from './map.js';
+import { authenticatorCreate, authenticatorPatch, authenticatorUpdate } from './schemas.js';
+
+type Params = { id: string };
+
+/** Registers the authenticator routes under the management base path. */
+export function registerAuthenticatorRoutes(route: Router, base: string, clients: Clients): void {
+  const url = `${base}/authenticators`;
+  const id = (req: { params: unknown }) => (req.params as Params).id;
+
+  route('GET', url, 'admin', async (req) => {
+    const page = await clients.auth.listAuthenticators({ query: listQuery(req) });
+    return { body: listBody(page.authenticators.map(renderAuthenticator), page.meta) };
+  });
+
+  route('GET', `${base}/identities/:id/authenticators`, 'admin', async (req) => {
+    const page = await clients.auth.listAuthenticators({ query: listQuery(req), ownerIdentityId: id(req) });
+    return { body: listBody(page.authenticators.map(renderAuthenticator), page.meta) };
+  });
+
+  route('POST', url, 'admin', async (req) => {
+    const b = parseBody(authenticatorCreate, req.body);
+    const r = await clients.auth.createAuthenticator({
+      identityId: b.identityId, method: b.method, username: b.username ?? '', password: b.password ?? '', certPem: b.certPem ?? '', tagsJson: JSON.stringify(b.tags ?? {}),
+    });
+    return { status: 201, body: created(r.id, 'authenticators') };
+  });
+
+  route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(renderAuthenticator(await clients.auth.getAuthenticator({ id: id(req) }))) }));
+
+  route('PUT', `${url}/:id`, 'admin', async (req) => {
+    const b = parseBody(authenticatorUpdate, req.body);
+    await clients.auth.updateAuthenticator(toUpdate(id(req), b, changeMask(b, true)));
+    return { body: empty() };
+  });
+
+  route('PATCH', `${url}/:id`, 'admin', async (req) => {
+    const b = parseBody(authenticatorPatch, req.body);
+    await clients.auth.updateAuthenticator(toUpdate(id(req), b, changeMask(req.body as Record<string, unknown>, false)));
+    return { body: empty() };
+  });
+
+  route('DELETE', `${url}/:id`, 'admin', async (req) => {
+    await clients.auth.deleteAuthenticator({ id: id(req) });
+    return { body: empty() };
+  });
+}
