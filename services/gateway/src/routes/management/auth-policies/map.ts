@@ -1,7 +1,7 @@
 /**
  * HTTP ↔ auth policy proto messages.
  */
-import { selfLink } from '@edge/envelope';
+import { baseEntity } from '../../shared/render.js';
 import type { auth } from '@edge/proto';
 import type { AuthPolicyCreate, AuthPolicyPatch } from './schemas.js';
 
@@ -41,11 +41,7 @@ export function patchedFields(current: auth.AuthPolicyFields__Output, b: AuthPol
 export function renderAuthPolicy(p: auth.AuthPolicy__Output) {
   const f = p.fields!;
   return {
-    id: p.id,
-    createdAt: p.createdAt,
-    updatedAt: p.updatedAt,
-    _links: selfLink('auth-policies', p.id),
-    tags: JSON.parse(f.tagsJson || '{}') as Record<string, unknown>,
+    ...baseEntity('auth-policies', p, f.tagsJson),
     name: f.name,
     primary: { cert: f.cert, extJwt: f.extJwt, updb: f.updb },
     secondary: { requireTotp: f.secondary!.requireTotp, requireExtJwtSigner: f.secondary!.requireExtJwtSigner ?? null },

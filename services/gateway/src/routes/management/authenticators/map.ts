@@ -1,18 +1,15 @@
 /**
  * Authenticator messages ↔ HTTP: `authenticatorDetail` and the update requests.
  */
-import { entityRef, selfLink } from '@edge/envelope';
+import { entityRef } from '@edge/envelope';
+import { baseEntity } from '../../shared/render.js';
 import type { auth } from '@edge/proto';
 import type { AuthenticatorChangeBody } from './schemas.js';
 
 /** `authenticatorDetail`. */
 export function renderAuthenticator(a: auth.Authenticator__Output) {
   return {
-    id: a.id,
-    createdAt: a.createdAt,
-    updatedAt: a.updatedAt,
-    _links: selfLink('authenticators', a.id),
-    tags: JSON.parse(a.tagsJson || '{}') as Record<string, unknown>,
+    ...baseEntity('authenticators', a, a.tagsJson),
     method: a.method,
     identityId: a.identityId,
     identity: entityRef('identities', 'identities', a.identityId, a.identityName),

@@ -1,7 +1,8 @@
 /**
  * Management `/identity-types`: list and detail of the identity types the identity service owns.
  */
-import { ok, selfLink } from '@edge/envelope';
+import { ok } from '@edge/envelope';
+import { baseEntity } from '../../shared/render.js';
 import type { identity } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
@@ -10,11 +11,7 @@ import { listBody, listQuery } from '../../shared/list.js';
 /** `identityTypeDetail`. */
 function renderIdentityType(t: identity.IdentityType__Output) {
   return {
-    id: t.id,
-    createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
-    _links: selfLink('identity-types', t.id),
-    tags: JSON.parse(t.tagsJson || '{}') as Record<string, unknown>,
+    ...baseEntity('identity-types', t, t.tagsJson),
     name: t.name,
   };
 }
