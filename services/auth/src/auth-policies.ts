@@ -3,18 +3,29 @@
  */
 import { newId } from '@edge/ids';
 import {
-  DEFAULT_AUTH_POLICY_ID, checkDeletable, validateAuthPolicy, type AuthPolicy, type AuthPolicyInput,
+  DEFAULT_AUTH_POLICY_ID, checkDeletable, namedSigners, unknownSigner, validateAuthPolicy, type AuthPolicy, type AuthPolicyInput,
 } from './domain/auth-policy.js';
 import type { ListPlan } from '@edge/zitiql';
 import type { AuthPolicyPage, AuthPolicyStore } from './auth-policy-store.js';
 import type { Identities } from './identities.js';
+import type { ExtJwtSignerStore } from './ext-jwt-signer-store.js';
 
 /** Creates the auth policy operations. */
-export function createAuthPolicies(deps: { policyStore: AuthPolicyStore; identities: Identities }) {
-  const { policyStore, identities } = deps;
+export function createAuthPolicies(deps: { policyStore: AuthPolicyStore; identities: Identities; signers: Pick<ExtJwtSignerStore, 'existing'> }) {
+  const { policyStore, identities, signers } = deps;
+
+  /** The field rules, and external JWT signers that exist. */
+  async function validate(input: AuthPolicyInput): Promise<void> {
+    validateAuthPolicy(input);
+    const named = namedSigners(input);
+    const known = await signers.existing(named.map((n) => n.id));
+    const missing = named.find((n) => !known.has(n.id));
+    if (missing) throw unknownSigner(missing.field, missing.id);
+  }
+
   return {
     async create(input: AuthPolicyInput): Promise<string> {
-      validateAuthPolicy(input);
+      await validate(input);
       const id = newId();
       await policyStore.insert(id, input);
       return id;
@@ -25,7 +36,7 @@ export function createAuthPolicies(deps: { policyStore: AuthPolicyStore; identit
     list: (plan: ListPlan): Promise<AuthPolicyPage> => policyStore.list(plan),
 
     async update(id: string, input: AuthPolicyInput): Promise<void> {
-      validateAuthPolicy(input);
+      await validate(input);
       await policyStore.update(id, input);
     },
 

@@ -136,6 +136,16 @@ export function createAuthPolicyStore(db: Kysely<AuthDatabase>) {
       return Number(r.numDeletedRows) > 0;
     },
 
+    /** How many policies name this external JWT signer. */
+    async countUsingSigner(signerId: string): Promise<number> {
+      const r = await db.selectFrom('auth_policies').select((eb) => eb.fn.countAll<string>().as('n'))
+        .where((eb) => eb.or([
+          eb('primary_ext_jwt_allowed_signers', '@>', sql<string[]>`array[${signerId}]::text[]`),
+          eb('secondary_require_ext_jwt_signer', '=', signerId),
+        ])).executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+
     /** Counts one more consecutive wrong password; the count after it. */
     async countPasswordFailure(authenticatorId: string): Promise<number> {
       const row = await db.updateTable('authenticators').set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))

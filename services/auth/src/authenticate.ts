@@ -1,8 +1,8 @@
 /**
  * Authentication: proving who the caller is and opening an API session for them, under the
- * identity's auth policy (allowed methods, lockout, required TOTP). Only `password` is
- * implemented so far; see controller/internal/routes/authenticate_router.go and
- * controller/model/authenticator_mod_updb.go.
+ * identity's auth policy (allowed methods, lockout, required TOTP), by password or by an
+ * external JWT; see controller/internal/routes/authenticate_router.go and
+ * controller/model/authenticator_mod_updb.go, authenticator_mod_ext_jwt.go.
  */
 import { ZitiError } from '@edge/errors';
 import { newId, newToken } from '@edge/ids';
@@ -14,6 +14,8 @@ import { hashToken, type ApiSession } from './domain/api-session.js';
 import { createConcurrencyLimit, createSlidingWindowLimit } from './domain/rate-limit.js';
 import { verifyPassword } from './domain/password.js';
 import type { Identities, IdentityInfo } from './identities.js';
+import { identityClaim } from './domain/ext-jwt-signer.js';
+import type { ExtJwtVerifier } from './ext-jwt.js';
 import type { AuthStore } from './store.js';
 
 /** What a client sends to `POST /authenticate`, as the gateway passes it on. */
@@ -25,6 +27,8 @@ export interface AuthenticateInput {
   sdkInfoJson: string;
   configTypes: string[];
   remoteAddress: string;
+  /** The JWT of method ext-jwt (the gateway takes it from the Authorization header). */
+  bearerToken: string;
 }
 
 /** A new API session with its token (shown once, never stored) and identity. */
@@ -45,6 +49,8 @@ export interface AuthenticateDeps {
   /** Bounds on authentication work in this process. */
   limits: { maxConcurrent: number; windowSeconds: number; perIp: number; perUsername: number };
   log: Logger;
+  /** Verifies an external JWT against the signer its issuer names. */
+  verifyExtJwt: ExtJwtVerifier;
 }
 
 const invalidAuth = () => new ZitiError('INVALID_AUTH');
@@ -107,6 +113,23 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     return { identity, authenticatorId: authenticator.id, policy };
   }
 
+  /**
+   * The identity an external JWT names through its signer's claim (an id, or an externalId when
+   * the signer says so), under a policy that allows ext-jwt and, if it lists signers, this one.
+   */
+  async function extJwtIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string; policy: AuthPolicy }> {
+    if (input.bearerToken === '') throw invalidAuth();
+    const { signer, payload } = await deps.verifyExtJwt(input.bearerToken);
+    const claim = identityClaim(signer, payload);
+    if (!claim) throw invalidAuth();
+    const identity = signer.useExternalId ? await identities.findByExternalId(claim) : await identities.find(claim);
+    if (!identity || identity.disabled) throw invalidAuth();
+    const policy = await policies.forIdentity(identity.authPolicyId);
+    const signers = policy.primary.extJwt.allowedSigners;
+    if (!allowsMethod(policy, 'ext-jwt') || (signers.length > 0 && !signers.includes(signer.id))) throw invalidAuth();
+    return { identity, authenticatorId: signer.id, policy };
+  }
+
   async function recordEnvironment(identityId: string, input: AuthenticateInput): Promise<void> {
     if (input.envInfoJson === '' && input.sdkInfoJson === '') return;
     try {
@@ -119,9 +142,10 @@ export function createAuthenticate(deps: AuthenticateDeps) {
 
   /** Authenticates and opens an API session. */
   return async function authenticate(input: AuthenticateInput): Promise<Authenticated> {
-    if (input.method === 'cert' || input.method === 'ext-jwt') throw invalidAuth(); // not implemented yet
-    if (input.method !== 'password') throw new ZitiError('INVALID_AUTH_METHOD');
-    const { identity, authenticatorId, policy } = await limited(input, () => passwordIdentity(input));
+    if (input.method === 'cert') throw invalidAuth(); // certificate login arrives with enrollment
+    const prove = { password: passwordIdentity, 'ext-jwt': extJwtIdentity }[input.method];
+    if (!prove) throw new ZitiError('INVALID_AUTH_METHOD');
+    const { identity, authenticatorId, policy } = await limited(input, () => prove(input));
     const token = newToken();
     // as authenticate_router.go: verified MFA, or a policy requiring TOTP (the identity must then
     // enroll first), makes the new session partial until MFA is completed

@@ -16,6 +16,8 @@ import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
 import { createMfaHandlers } from './grpc-mfa.js';
 import { createAuthenticatorHandlers } from './grpc-authenticator.js';
 import type { Authenticators } from './authenticators.js';
+import { createExtJwtSignerHandlers } from './grpc-ext-jwt-signer.js';
+import type { ExtJwtSigners } from './ext-jwt-signers.js';
 import { API_SESSION_FIELDS, type AuthStore } from './store.js';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 
@@ -29,6 +31,7 @@ export interface HandlerDeps {
   mfaStore: MfaStore;
   identities: Identities;
   authenticators: Authenticators;
+  signers: ExtJwtSigners;
   timeoutMinutes: number;
 }
 
@@ -74,6 +77,7 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
   return {
     ...createMfaHandlers(deps),
     ...createAuthenticatorHandlers(deps.authenticators, identities),
+    ...createExtJwtSignerHandlers(deps.signers),
     ...createAuthPolicyHandlers(deps.policies),
     async Authenticate(req) {
       const { session, token, identity } = await deps.authenticate(req);

@@ -26,6 +26,8 @@ export type IdentityClient = RpcClient<IdentityServiceClient>;
 export interface Identities {
   /** The identity, or undefined when the identity service does not know it. */
   find(id: string): Promise<IdentityInfo | undefined>;
+  /** The identity with this externalId, if any. */
+  findByExternalId(externalId: string): Promise<IdentityInfo | undefined>;
   /** The identities of these ids the identity service knows, by id. */
   findMany(ids: string[]): Promise<Map<string, IdentityInfo>>;
   /** Records the envInfo/sdkInfo JSON a client sent when authenticating. */
@@ -50,6 +52,16 @@ export function createIdentities(client: IdentityClient): Identities {
         return toInfo(await client.getIdentity({ id }));
       } catch (err) {
         if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
+        throw err;
+      }
+    },
+    async findByExternalId(externalId) {
+      try {
+        const page = await client.listIdentities({ query: { filter: `externalId = ${JSON.stringify(externalId)}`, limit: 1, offset: 0, sort: '', roleFilter: [], roleSemantic: '' } });
+        return page.identities[0] && toInfo(page.identities[0]);
+      } catch (err) {
+        // A value the filter language cannot carry (a control character) names no identity.
+        if (isZitiError(err) && err.code === 'INVALID_FILTER') return undefined;
         throw err;
       }
     },

@@ -19,6 +19,9 @@ import { bootstrapDefaultAdmin } from './bootstrap.js';
 import { startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
 import { createAuthenticators } from './authenticators.js';
+import { createExtJwtVerifier } from './ext-jwt.js';
+import { createExtJwtSignerStore } from './ext-jwt-signer-store.js';
+import { createExtJwtSigners } from './ext-jwt-signers.js';
 import { createAuthenticatorStore } from './authenticator-store.js';
 import { createIdentities } from './identities.js';
 import { createMfaOperations } from './mfa.js';
@@ -73,10 +76,15 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const mfa = createMfaOperations({ mfaStore, apiSessions, identities, bus, kek, advertisedAddress: config.http.advertisedAddress });
     const server = createRpcServer('auth', log);
     const policyStore = createAuthPolicyStore(db);
-    const policies = createAuthPolicies({ policyStore, identities });
-    const authenticate = createAuthenticate({ store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log });
+    const signerStore = createExtJwtSignerStore(db);
+    const policies = createAuthPolicies({ policyStore, identities, signers: signerStore });
+    const authenticate = createAuthenticate({
+      store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log,
+      verifyExtJwt: createExtJwtVerifier(signerStore, log),
+    });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
+      signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id)),
       authenticators: createAuthenticators({ store: createAuthenticatorStore(db), identities, policies }),
     }));
     stack.defer(() => server.stop(config.shutdownGraceMs));

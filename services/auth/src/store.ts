@@ -6,6 +6,7 @@ import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edg
 import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
 import type { Authenticator, AuthenticatorMethod } from './domain/authenticator.js';
 import type { AuthPoliciesTable } from './auth-policy-store.js';
+import type { ExternalJwtSignersTable } from './ext-jwt-signer-store.js';
 import type { KeyEncryptionTable, MfaRecoveryCodesTable, MfasTable, TotpTokensTable } from './mfa-store.js';
 
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
@@ -60,6 +61,7 @@ export const API_SESSION_FIELDS: FieldMap = {
 export interface AuthDatabase {
   authenticators: AuthenticatorsTable;
   api_sessions: ApiSessionsTable;
+  external_jwt_signers: ExternalJwtSignersTable;
   mfas: MfasTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   totp_tokens: TotpTokensTable;

@@ -50,15 +50,21 @@ export function validateAuthPolicy(p: AuthPolicyInput): void {
   if (minPasswordLength < MIN_PASSWORD_LENGTH || minPasswordLength > MAX_PASSWORD_LENGTH) {
     throw fieldError('primary.updb.minPasswordLength', `must be from ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH}`, minPasswordLength);
   }
-  // External JWT signers do not exist in this controller yet, so any named one is unknown.
-  const signer = p.primary.extJwt.allowedSigners[0] ?? p.secondary.requireExtJwtSigner;
-  if (signer) {
-    const field = p.primary.extJwt.allowedSigners.length > 0 ? 'primary.extJwt.allowedSigners' : 'secondary.requireExtJwtSigner';
-    throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', {
-      cause: { field, reason: 'external JWT signer not found', value: signer },
-      causeMessage: `external JWT signer ${signer} not found`,
-    });
-  }
+}
+
+/** The external JWT signers a policy names. */
+export function namedSigners(p: AuthPolicyInput): Array<{ field: string; id: string }> {
+  const named = p.primary.extJwt.allowedSigners.map((id) => ({ field: 'primary.extJwt.allowedSigners', id }));
+  if (p.secondary.requireExtJwtSigner) named.push({ field: 'secondary.requireExtJwtSigner', id: p.secondary.requireExtJwtSigner });
+  return named;
+}
+
+/** A REFERENCED_ENTITY_NOT_FOUND naming the unknown signer. */
+export function unknownSigner(field: string, id: string): ZitiError {
+  return new ZitiError('REFERENCED_ENTITY_NOT_FOUND', {
+    cause: { field, reason: 'external JWT signer not found', value: id },
+    causeMessage: `external JWT signer ${id} not found`,
+  });
 }
 
 /** The default policy is permanent (OpenZiti refuses to delete it too). */

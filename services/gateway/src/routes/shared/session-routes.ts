@@ -30,6 +30,12 @@ function clientCertPem(req: FastifyRequest): string {
   return `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`;
 }
 
+/** The token of an `Authorization: Bearer <jwt>` header, as method ext-jwt sends it. */
+function bearerToken(req: FastifyRequest): string {
+  const h = req.headers.authorization;
+  return typeof h === 'string' && /^bearer /i.test(h) ? h.slice(7).trim() : '';
+}
+
 /** Registers authenticate, current-api-session and current-identity under `base`. */
 export function registerSessionRoutes(route: Router, base: string, clients: Clients, cache: SessionCache): void {
   route('POST', `${base}/authenticate`, 'public', async (req) => {
@@ -47,7 +53,7 @@ export function registerSessionRoutes(route: Router, base: string, clients: Clie
       sdkInfoJson: body.sdkInfo ? JSON.stringify(body.sdkInfo) : '',
       clientCertPem: clientCertPem(req),
       remoteAddress: req.ip,
-      bearerToken: '',
+      bearerToken: bearerToken(req),
     });
     return { body: ok(renderApiSession(session, session.token)), headers: { 'zt-session': session.token } };
   });

@@ -1,0 +1,139 @@
+/**
+ * External JWT signer queries, and the row ↔ domain mapping.
+ */
+import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
+import { isUniqueViolation } from '@edge/db';
+import { fieldError, notFound } from '@edge/errors';
+import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
+import type { ExtJwtSigner, ExtJwtSignerInput, SignerCertificate, TargetToken } from './domain/ext-jwt-signer.js';
+import type { AuthDatabase } from './store.js';
+
+type Timestamp = ColumnType<Date, Date | undefined, Date>;
+type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
+
+/** Row type of `external_jwt_signers`. */
+export interface ExternalJwtSignersTable {
+  id: string;
+  name: string;
+  cert_pem: string | null;
+  jwks_endpoint: string | null;
+  kid: string | null;
+  issuer: string;
+  audience: string;
+  claims_property: string;
+  use_external_id: boolean;
+  external_auth_url: string | null;
+  client_id: string | null;
+  scopes: string[];
+  target_token: TargetToken;
+  enabled: boolean;
+  enroll_to_cert_enabled: boolean;
+  enroll_to_token_enabled: boolean;
+  enroll_auth_policy_id: string;
+  enroll_name_claims_selector: string;
+  enroll_attribute_claims_selector: string;
+  fingerprint: string | null;
+  common_name: string | null;
+  not_before: Date | null;
+  not_after: Date | null;
+  tags: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** What a filter on `/external-jwt-signers` may read. */
+export const EXT_JWT_SIGNER_FIELDS_MAP: FieldMap = {
+  ...entityFields({ named: true }),
+  issuer: field.string('issuer'),
+  audience: field.string('audience'),
+  enabled: field.bool('enabled'),
+  kid: field.string('kid', { nullable: true }),
+  fingerprint: field.string('fingerprint', { nullable: true }),
+  commonName: field.string('common_name', { nullable: true }),
+  jwksEndpoint: field.string('jwks_endpoint', { nullable: true }),
+  claimsProperty: field.string('claims_property'),
+  useExternalId: field.bool('use_external_id'),
+};
+
+function toDomain(r: Selectable<ExternalJwtSignersTable>): ExtJwtSigner {
+  const certificate: SignerCertificate | null = r.fingerprint
+    ? { fingerprint: r.fingerprint, commonName: r.common_name ?? '', notBefore: r.not_before!, notAfter: r.not_after! }
+    : null;
+  return {
+    id: r.id, name: r.name, certPem: r.cert_pem, jwksEndpoint: r.jwks_endpoint, kid: r.kid, issuer: r.issuer, audience: r.audience,
+    claimsProperty: r.claims_property, useExternalId: r.use_external_id, externalAuthUrl: r.external_auth_url, clientId: r.client_id,
+    scopes: r.scopes, targetToken: r.target_token, enabled: r.enabled, enrollToCertEnabled: r.enroll_to_cert_enabled,
+    enrollToTokenEnabled: r.enroll_to_token_enabled, enrollAuthPolicyId: r.enroll_auth_policy_id,
+    enrollNameClaimsSelector: r.enroll_name_claims_selector, enrollAttributeClaimsSelector: r.enroll_attribute_claims_selector,
+    tags: r.tags, certificate, createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+function toRow(s: ExtJwtSignerInput, cert: SignerCertificate | null) {
+  return {
+    name: s.name, cert_pem: s.certPem, jwks_endpoint: s.jwksEndpoint, kid: s.kid, issuer: s.issuer, audience: s.audience,
+    claims_property: s.claimsProperty, use_external_id: s.useExternalId, external_auth_url: s.externalAuthUrl, client_id: s.clientId,
+    scopes: s.scopes, target_token: s.targetToken, enabled: s.enabled, enroll_to_cert_enabled: s.enrollToCertEnabled,
+    enroll_to_token_enabled: s.enrollToTokenEnabled, enroll_auth_policy_id: s.enrollAuthPolicyId,
+    enroll_name_claims_selector: s.enrollNameClaimsSelector, enroll_attribute_claims_selector: s.enrollAttributeClaimsSelector,
+    fingerprint: cert?.fingerprint ?? null, common_name: cert?.commonName ?? null, not_before: cert?.notBefore ?? null, not_after: cert?.notAfter ?? null,
+    tags: JSON.stringify(s.tags),
+  };
+}
+
+function taken(err: unknown, s: ExtJwtSignerInput): never {
+  const v = isUniqueViolation(err);
+  if (v?.constraint?.includes('name')) throw fieldError('name', 'is already in use', s.name);
+  if (v?.constraint?.includes('issuer')) throw fieldError('issuer', 'is already used by another signer', s.issuer);
+  throw err;
+}
+
+/** Creates the signer store over the auth schema. */
+export function createExtJwtSignerStore(db: Kysely<AuthDatabase>) {
+  return {
+    async insert(id: string, s: ExtJwtSignerInput, cert: SignerCertificate | null): Promise<void> {
+      await db.insertInto('external_jwt_signers').values({ id, ...toRow(s, cert) }).execute().catch((err: unknown) => taken(err, s));
+    },
+
+    async find(id: string): Promise<ExtJwtSigner | undefined> {
+      const row = await db.selectFrom('external_jwt_signers').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toDomain(row);
+    },
+
+    async get(id: string): Promise<ExtJwtSigner> {
+      const found = await this.find(id);
+      if (!found) throw notFound('externalJwtSigner', id);
+      return found;
+    },
+
+    async findByIssuer(issuer: string): Promise<ExtJwtSigner | undefined> {
+      const row = await db.selectFrom('external_jwt_signers').selectAll().where('issuer', '=', issuer).executeTakeFirst();
+      return row && toDomain(row);
+    },
+
+    async existing(ids: string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db.selectFrom('external_jwt_signers').select('id').where('id', 'in', ids).execute();
+      return new Set(rows.map((r) => r.id));
+    },
+
+    async list(plan: ListPlan, enabledOnly = false): Promise<{ items: ExtJwtSigner[]; total: number }> {
+      const from = enabledOnly ? db.selectFrom('external_jwt_signers').where('enabled', '=', true) : db.selectFrom('external_jwt_signers');
+      const { rows, total } = await runList(from, plan, (qb) => qb.selectAll());
+      return { items: (rows as Selectable<ExternalJwtSignersTable>[]).map(toDomain), total };
+    },
+
+    async update(id: string, s: ExtJwtSignerInput, cert: SignerCertificate | null): Promise<void> {
+      const r = await db.updateTable('external_jwt_signers').set({ ...toRow(s, cert), updated_at: sql<Date>`date_trunc('milliseconds', now())` })
+        .where('id', '=', id).executeTakeFirst().catch((err: unknown) => taken(err, s));
+      if (Number(r.numUpdatedRows) === 0) throw notFound('externalJwtSigner', id);
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const r = await db.deleteFrom('external_jwt_signers').where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+  };
+}
+
+export type ExtJwtSignerStore = ReturnType<typeof createExtJwtSignerStore>;
