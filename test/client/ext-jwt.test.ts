@@ -157,6 +157,42 @@ describe('external JWT login', () => {
   });
 });
 
+describe('revocations', () => {
+  it('ends an API session, every session of an identity, and refuses a revoked JWT id', async () => {
+    const signer = await createSigner({ name: 'revocation idp', enabled: true, issuer: 'https://idp-revoke.test', audience: 'edge', certPem });
+    expect(signer).toBeTruthy();
+    const who = await identity({ name: 'revoked-identity' });
+    const jwt = (jti: string) => new SignJWT({ sub: who }).setProtectedHeader({ alg: 'ES256' }).setIssuer('https://idp-revoke.test').setAudience('edge')
+      .setIssuedAt().setJti(jti).setExpirationTime('5m').sign(certKey);
+
+    const one = (await login(await jwt('jti-1'), 200)).body.data;
+    await c.http.post(`${M}/revocations`, { body: { id: one.id, type: 'API_SESSION' }, session: admin, expectStatus: 201 });
+    await expect.poll(async () => (await c.http.get(`${C}/current-identity`, { session: one.token })).status, { timeout: 4_000 }).toBe(401);
+
+    const revoked = await jwt('jti-2');
+    await c.http.post(`${M}/revocations`, { body: { id: 'jti-2', type: 'JTI' }, session: admin, expectStatus: 201 });
+    await login(revoked, 401);
+    await login(await jwt('jti-3'), 200);
+
+    const a = (await login(await jwt('jti-4'), 200)).body.data.token;
+    const earlier = await jwt('jti-5');
+    await new Promise((r) => setTimeout(r, 1100));
+    await c.http.post(`${M}/revocations`, { body: { id: who, type: 'IDENTITY', tags: { why: 'lost laptop' } }, session: admin, expectStatus: 201 });
+    await expect.poll(async () => (await c.http.get(`${C}/current-identity`, { session: a })).status, { timeout: 4_000 }).toBe(401);
+    await login(earlier, 401);
+    await new Promise((r) => setTimeout(r, 1100));
+    await login(await jwt('jti-6'), 200);
+
+    const d = (await c.http.get(`${M}/revocations/${who}`, { session: admin, expectStatus: 200 })).body.data;
+    expect(d).toMatchObject({ id: who, type: 'IDENTITY', tags: { why: 'lost laptop' } });
+    expect(Date.parse(d.expiresAt)).toBeGreaterThan(Date.now());
+    const list = await c.http.get(`${M}/revocations?filter=${encodeURIComponent('type = "JTI"')}`, { session: admin, expectStatus: 200 });
+    expect(list.body.data.map((r: { id: string }) => r.id)).toEqual(['jti-2']);
+    const bad = await c.http.post(`${M}/revocations`, { body: { id: 'x', type: 'EVERYTHING' }, session: admin, expectStatus: 400 });
+    expect(bad.body.error.cause.field).toBe('type');
+  });
+});
+
 describe('external JWT signer validation', () => {
   it('refuses bad signers with the field at fault', async () => {
     const base = { name: 'bad', enabled: true, issuer: 'https://bad.test', audience: 'edge' };

@@ -16,6 +16,7 @@ import { verifyPassword } from './domain/password.js';
 import type { Identities, IdentityInfo } from './identities.js';
 import { identityClaim } from './domain/ext-jwt-signer.js';
 import type { ExtJwtVerifier } from './ext-jwt.js';
+import type { Revocations } from './revocations.js';
 import type { AuthStore } from './store.js';
 
 /** What a client sends to `POST /authenticate`, as the gateway passes it on. */
@@ -51,6 +52,8 @@ export interface AuthenticateDeps {
   log: Logger;
   /** Verifies an external JWT against the signer its issuer names. */
   verifyExtJwt: ExtJwtVerifier;
+  /** Revoked JWT ids and identities. */
+  revocations: Pick<Revocations, 'isJtiRevoked' | 'isIdentityRevokedSince'>;
 }
 
 const invalidAuth = () => new ZitiError('INVALID_AUTH');
@@ -121,9 +124,11 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     if (input.bearerToken === '') throw invalidAuth();
     const { signer, payload } = await deps.verifyExtJwt(input.bearerToken);
     const claim = identityClaim(signer, payload);
-    if (!claim) throw invalidAuth();
+    if (!claim || (await deps.revocations.isJtiRevoked(payload.jti))) throw invalidAuth();
     const identity = signer.useExternalId ? await identities.findByExternalId(claim) : await identities.find(claim);
     if (!identity || identity.disabled) throw invalidAuth();
+    const issuedAt = payload.iat === undefined ? undefined : new Date(payload.iat * 1000);
+    if (await deps.revocations.isIdentityRevokedSince(identity.id, issuedAt)) throw invalidAuth();
     const policy = await policies.forIdentity(identity.authPolicyId);
     const signers = policy.primary.extJwt.allowedSigners;
     if (!allowsMethod(policy, 'ext-jwt') || (signers.length > 0 && !signers.includes(signer.id))) throw invalidAuth();

@@ -18,6 +18,8 @@ import { createAuthenticatorHandlers } from './grpc-authenticator.js';
 import type { Authenticators } from './authenticators.js';
 import { createExtJwtSignerHandlers } from './grpc-ext-jwt-signer.js';
 import type { ExtJwtSigners } from './ext-jwt-signers.js';
+import { createRevocationHandlers } from './grpc-revocation.js';
+import type { Revocations } from './revocations.js';
 import { API_SESSION_FIELDS, type AuthStore } from './store.js';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 
@@ -32,6 +34,7 @@ export interface HandlerDeps {
   identities: Identities;
   authenticators: Authenticators;
   signers: ExtJwtSigners;
+  revocations: Revocations;
   timeoutMinutes: number;
 }
 
@@ -78,6 +81,7 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
     ...createMfaHandlers(deps),
     ...createAuthenticatorHandlers(deps.authenticators, identities),
     ...createExtJwtSignerHandlers(deps.signers),
+    ...createRevocationHandlers(deps.revocations),
     ...createAuthPolicyHandlers(deps.policies),
     async Authenticate(req) {
       const { session, token, identity } = await deps.authenticate(req);

@@ -22,6 +22,7 @@ import { createAuthenticators } from './authenticators.js';
 import { createExtJwtVerifier } from './ext-jwt.js';
 import { createExtJwtSignerStore } from './ext-jwt-signer-store.js';
 import { createExtJwtSigners } from './ext-jwt-signers.js';
+import { createRevocations } from './revocations.js';
 import { createAuthenticatorStore } from './authenticator-store.js';
 import { createIdentities } from './identities.js';
 import { createMfaOperations } from './mfa.js';
@@ -78,13 +79,14 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const policyStore = createAuthPolicyStore(db);
     const signerStore = createExtJwtSignerStore(db);
     const policies = createAuthPolicies({ policyStore, identities, signers: signerStore });
+    const revocations = createRevocations(db, apiSessions);
     const authenticate = createAuthenticate({
       store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log,
-      verifyExtJwt: createExtJwtVerifier(signerStore, log),
+      verifyExtJwt: createExtJwtVerifier(signerStore, log), revocations,
     });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
-      signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id)),
+      signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id)), revocations,
       authenticators: createAuthenticators({ store: createAuthenticatorStore(db), identities, policies }),
     }));
     stack.defer(() => server.stop(config.shutdownGraceMs));

@@ -7,6 +7,7 @@ import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
 import type { Authenticator, AuthenticatorMethod } from './domain/authenticator.js';
 import type { AuthPoliciesTable } from './auth-policy-store.js';
 import type { ExternalJwtSignersTable } from './ext-jwt-signer-store.js';
+import type { RevocationsTable } from './revocations.js';
 import type { KeyEncryptionTable, MfaRecoveryCodesTable, MfasTable, TotpTokensTable } from './mfa-store.js';
 
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
@@ -62,6 +63,7 @@ export interface AuthDatabase {
   authenticators: AuthenticatorsTable;
   api_sessions: ApiSessionsTable;
   external_jwt_signers: ExternalJwtSignersTable;
+  revocations: RevocationsTable;
   mfas: MfasTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   totp_tokens: TotpTokensTable;

@@ -16,6 +16,7 @@ import { registerSessionRoutes } from './routes/shared/session-routes.js';
 import { registerApiSessionRoutes } from './routes/management/api-sessions/routes.js';
 import { registerAuthPolicyRoutes } from './routes/management/auth-policies/routes.js';
 import { registerAuthenticatorRoutes } from './routes/management/authenticators/routes.js';
+import { registerRevocationRoutes } from './routes/management/revocations/routes.js';
 import { registerClientExtJwtSignerRoutes, registerExtJwtSignerRoutes } from './routes/management/external-jwt-signers/routes.js';
 import { registerCurrentAuthenticatorRoutes } from './routes/shared/current-authenticators.js';
 import { registerIdentityActionRoutes } from './routes/management/identities/actions.js';
@@ -73,6 +74,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerApiSessionRoutes(route, MANAGEMENT_BASE, clients);
   registerAuthenticatorRoutes(route, MANAGEMENT_BASE, clients);
   registerExtJwtSignerRoutes(route, MANAGEMENT_BASE, clients);
+  registerRevocationRoutes(route, MANAGEMENT_BASE, clients);
   registerClientExtJwtSignerRoutes(route, CLIENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
