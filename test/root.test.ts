@@ -20,6 +20,11 @@ describe('version and other public routes', () => {
     },
   );
 
+  it('lists the edge protocols it listens with, without a session', async () => {
+    const r = await c.http.get('/edge/client/v1/protocols', { expectStatus: 200 });
+    expect(r.body.data).toEqual({ https: { address: c.running.config.http.advertisedAddress } });
+  });
+
   it('advertises no capability it does not serve', async () => {
     const r = await c.http.get('/edge/client/v1/enumerated-capabilities', { expectStatus: 200 });
     expect(r.body.data).toEqual([]);

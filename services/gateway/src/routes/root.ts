@@ -49,4 +49,6 @@ export function registerRootRoutes(route: Router, config: Config, clients: Clien
     route('GET', `${base}/.well-known/est/cacerts`, 'public', cacerts);
     route('GET', `${base}/enumerated-capabilities`, 'public', capabilities);
   }
+  // The edge protocols this controller listens with: its HTTPS APIs at the advertised address.
+  route('GET', `${CLIENT_BASE}/protocols`, 'public', async () => ({ body: ok({ https: { address: config.http.advertisedAddress } }) }));
 }
