@@ -14,6 +14,14 @@ import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes } from './routes/root.
 import { registerSessionRoutes } from './routes/shared/session-routes.js';
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
 import { registerIdentityTypeRoutes } from './routes/management/identity-types/routes.js';
+import { registerConfigTypeRoutes } from './routes/management/config-types/routes.js';
+import { registerConfigRoutes } from './routes/management/configs/routes.js';
+import { registerServiceRoutes } from './routes/management/services/routes.js';
+import { registerServicePolicyRoutes } from './routes/management/service-policies/routes.js';
+import { registerEdgeRouterPolicyRoutes } from './routes/management/edge-router-policies/routes.js';
+import { registerServiceEdgeRouterPolicyRoutes } from './routes/management/service-edge-router-policies/routes.js';
+import { registerPostureCheckRoutes } from './routes/management/posture-checks/routes.js';
+import { registerClientServiceRoutes } from './routes/client/services/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -56,6 +64,14 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) registerSessionRoutes(route, base, clients, cache);
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
+  registerConfigTypeRoutes(route, MANAGEMENT_BASE, clients);
+  registerConfigRoutes(route, MANAGEMENT_BASE, clients);
+  registerServiceRoutes(route, MANAGEMENT_BASE, clients);
+  registerServicePolicyRoutes(route, MANAGEMENT_BASE, clients);
+  registerEdgeRouterPolicyRoutes(route, MANAGEMENT_BASE, clients);
+  registerServiceEdgeRouterPolicyRoutes(route, MANAGEMENT_BASE, clients);
+  registerPostureCheckRoutes(route, MANAGEMENT_BASE, clients);
+  registerClientServiceRoutes(route, CLIENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */
