@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestController, type TestController } from '../support/controller.js';
+import { adminApi } from '../support/admin-api.js';
 
-const M = '/edge/management/v1';
 let c: TestController;
 let admin: string;
 
@@ -15,11 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => c?.stop());
 
-const get = (path: string, expectStatus = 200) => c.http.get(`${M}${path}`, { session: admin, expectStatus });
-const post = (path: string, body: unknown, expectStatus = 201) => c.http.post(`${M}${path}`, { body, session: admin, expectStatus });
-const put = (path: string, body: unknown, expectStatus = 200) => c.http.put(`${M}${path}`, { body, session: admin, expectStatus });
-const patch = (path: string, body: unknown, expectStatus = 200) => c.http.patch(`${M}${path}`, { body, session: admin, expectStatus });
-const del = (path: string, expectStatus = 200) => c.http.delete(`${M}${path}`, { session: admin, expectStatus });
+const { get, post, put, patch, del } = adminApi(() => c, () => admin);
 
 const PORT_SCHEMA = {
   type: 'object',
