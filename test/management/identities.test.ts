@@ -146,4 +146,23 @@ describe('management identities', () => {
     expect(bad.body.error.code).toBe('UNAUTHORIZED');
     expect(bad.headers['www-authenticate']).toContain('invalid');
   });
+
+  it('switches tracing of an identity on for a duration and off again', async () => {
+    const id = await create({ name: 'traced', type: 'User', isAdmin: false });
+    const before = Date.now();
+    const on = await c.http.put(`${M}/identities/${id}/trace`, { body: { enabled: true, duration: '10m', channels: ['edge'] }, session: admin, expectStatus: 200 });
+    expect(on.body.data.enabled).toBe(true);
+    expect(on.body.data.traceId).toMatch(/\S+/);
+    const until = Date.parse(on.body.data.until);
+    expect(until).toBeGreaterThanOrEqual(before + 600_000 - 1000);
+    expect(until).toBeLessThanOrEqual(Date.now() + 600_000 + 1000);
+    const named = await c.http.put(`${M}/identities/${id}/trace`, { body: { enabled: true, duration: '1h', traceId: 'my-trace' }, session: admin, expectStatus: 200 });
+    expect(named.body.data.traceId).toBe('my-trace');
+    const off = await c.http.put(`${M}/identities/${id}/trace`, { body: { enabled: false }, session: admin, expectStatus: 200 });
+    expect(off.body.data).toMatchObject({ enabled: false });
+    const bad = await c.http.put(`${M}/identities/${id}/trace`, { body: { enabled: true, duration: 'soon' }, session: admin, expectStatus: 400 });
+    expect(bad.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'duration' } });
+    await c.http.put(`${M}/identities/nope/trace`, { body: { enabled: true, duration: '1m' }, session: admin, expectStatus: 404 });
+  });
 });
+

@@ -256,6 +256,21 @@ describe('identity types', () => {
   });
 });
 
+describe('identity role attributes', () => {
+  it('lists the distinct attributes in use, sorted, filterable and paged', async () => {
+    const inUse = [...new Set(records.flatMap((x) => x.roleAttributes as string[]))].sort();
+    const all = await c.http.get(`${M}/identity-role-attributes?limit=100`, { session: admin, expectStatus: 200 });
+    expect(all.body.data).toEqual(inUse);
+    expect(all.body.meta.pagination.totalCount).toBe(inUse.length);
+    expect(all.body.meta.filterableFields).toEqual(['id']);
+    const some = await c.http.get(`${M}/identity-role-attributes?filter=${enc('id contains "e" sort by id desc')}`, { session: admin, expectStatus: 200 });
+    expect(some.body.data).toEqual(inUse.filter((a) => a.includes('e')).reverse());
+    const page = await c.http.get(`${M}/identity-role-attributes?limit=2&offset=1`, { session: admin, expectStatus: 200 });
+    expect(page.body.data).toEqual(inUse.slice(1, 3));
+    await c.http.get(`${M}/identity-role-attributes?filter=${enc('name = "x"')}`, { session: admin, expectStatus: 400 });
+  });
+});
+
 describe('identity list fuzzing', () => {
   it('answers random filter, sort and paging text with 200 or 400, never a 500, and changes nothing', async () => {
     const tokens = ['name', 'tags.env', 'roleAttributes', 'anyOf(roleAttributes)', 'count(roleAttributes)', 'and', 'or', 'not', '(', ')',

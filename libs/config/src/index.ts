@@ -39,6 +39,10 @@ const schema = z.object({
   EDGE_ADMIN_PASSWORD: z.string().min(5).max(100).optional(),
   EDGE_KEY_ENCRYPTION_KEY: z.string().optional(),
   EDGE_API_SESSION_TIMEOUT_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(30),
+  EDGE_AUTH_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).default(16),
+  EDGE_AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(60),
+  EDGE_AUTH_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  EDGE_AUTH_RATE_LIMIT_PER_USERNAME: z.coerce.number().int().min(1).max(1_000_000).default(20),
   EDGE_GRPC_LISTEN_ADDR: addr.optional(),
   EDGE_GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   EDGE_AUTH_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.auth}`),
@@ -64,6 +68,8 @@ export interface Config {
   admin: { username: string; password?: string };
   keyEncryptionKey?: string;
   apiSessionTimeoutMinutes: number;
+  /** Bounds on authentication per auth process: concurrent ones, and attempts per window per source IP and per username. */
+  authRateLimit: { maxConcurrent: number; windowSeconds: number; perIp: number; perUsername: number };
   grpc: { listenAddr?: string; deadlineMs: number; targets: Record<ServiceName, string> };
   log: { level: Raw['EDGE_LOG_LEVEL']; pretty: boolean };
   otel: { endpoint?: string; namespace: string };
@@ -94,6 +100,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     admin: { username: r.EDGE_ADMIN_USERNAME, password: r.EDGE_ADMIN_PASSWORD },
     keyEncryptionKey: r.EDGE_KEY_ENCRYPTION_KEY,
     apiSessionTimeoutMinutes: r.EDGE_API_SESSION_TIMEOUT_MINUTES,
+    authRateLimit: {
+      maxConcurrent: r.EDGE_AUTH_MAX_CONCURRENT,
+      windowSeconds: r.EDGE_AUTH_RATE_LIMIT_WINDOW_SECONDS,
+      perIp: r.EDGE_AUTH_RATE_LIMIT_PER_IP,
+      perUsername: r.EDGE_AUTH_RATE_LIMIT_PER_USERNAME,
+    },
     grpc: {
       listenAddr: r.EDGE_GRPC_LISTEN_ADDR,
       deadlineMs: r.EDGE_GRPC_DEADLINE_MS,

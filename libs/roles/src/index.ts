@@ -7,6 +7,7 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { fieldError } from '@edge/errors';
+import { field, listMeta, listParams, planList, type FieldMap, type ListPlan, type ListQueryMessage } from '@edge/zitiql';
 
 export type RoleSemantic = 'AllOf' | 'AnyOf';
 
@@ -76,4 +77,19 @@ export interface RoleFilterParams {
 export function roleFilterCondition(params: RoleFilterParams | null | undefined, cols: RoleColumns): Expression<SqlBool> | undefined {
   if (!params || params.roleFilter.length === 0) return undefined;
   return roleCondition(parseRoles(params.roleFilter, 'roleFilter'), parseSemantic(params.roleSemantic, 'roleSemantic'), cols);
+}
+
+/** What a filter on a role attribute list (`/identity-role-attributes`, ...) may read: the attribute, as `id`. */
+export const ROLE_ATTRIBUTE_FIELDS: FieldMap = { id: field.string('id') };
+
+/** The condition of a "which entities match these roles" request (`MatchIdentities`, ...). */
+export function matchRolesCondition(req: { roles: readonly string[]; semantic: string }, cols: RoleColumns): Expression<SqlBool> {
+  return roleCondition(parseRoles(req.roles, 'roles'), parseSemantic(req.semantic), cols);
+}
+
+/** Answers a role attribute list request through the owner's `list` query. */
+export async function roleAttributesPage(query: ListQueryMessage | null | undefined, list: (plan: ListPlan) => Promise<{ items: string[]; total: number }>) {
+  const plan = planList(ROLE_ATTRIBUTE_FIELDS, listParams(query));
+  const { items, total } = await list(plan);
+  return { roleAttributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
 }

@@ -6,3 +6,4 @@ export { runWithContext, currentContext, type RequestContext } from './context.j
 export { toServiceError, fromServiceError, ZITI_ERROR_KEY } from './errors.js';
 export { createRpcServer, type RpcServer, type AsyncHandlers } from './server.js';
 export { createRpcClient, waitForHealthy, type RpcClient, type CallOptions } from './client.js';
+export { stubHandlers } from './stub.js';

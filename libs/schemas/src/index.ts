@@ -110,3 +110,16 @@ export function parsePaging(query: Record<string, unknown>): Paging {
   const roleFilter = (Array.isArray(roles) ? roles : roles === undefined ? [] : [roles]).filter((r): r is string => typeof r === 'string');
   return { limit, offset, filter: text(query.filter), sort: text(query.sort), roleFilter, roleSemantic: text(query.roleSemantic) };
 }
+
+const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A duration in Go's notation (`1h30m`, `10s`, `250ms`), as OpenZiti's APIs take them, in
+ * milliseconds; undefined when the text is not one.
+ */
+export function parseGoDuration(text: string): number | undefined {
+  if (!/^(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))*$/.test(text)) return text === '0' ? 0 : undefined;
+  let total = 0;
+  for (const m of text.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)) total += Number(m[1]) * DURATION_UNITS_MS[m[2]!]!;
+  return total;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isZitiError } from '@edge/errors';
-import { parseBody, parsePaging, tags, z } from './index.js';
+import { parseBody, parseGoDuration, parsePaging, tags, z } from './index.js';
 
 const code = (fn: () => unknown) => {
   try {
@@ -31,5 +31,16 @@ describe('parseBody', () => {
   });
   it('refuses bodies that are not objects', () => {
     for (const b of [undefined, null, 'text', [1]]) expect(code(() => parseBody(schema, b))?.code).toBe('COULD_NOT_PARSE_BODY');
+  });
+});
+
+describe('parseGoDuration', () => {
+  it('reads Go durations into milliseconds and refuses anything else', () => {
+    expect(parseGoDuration('10m')).toBe(600_000);
+    expect(parseGoDuration('1h30m')).toBe(5_400_000);
+    expect(parseGoDuration('1.5s')).toBe(1500);
+    expect(parseGoDuration('250ms')).toBe(250);
+    expect(parseGoDuration('0')).toBe(0);
+    for (const bad of ['', '10', 'm', '-5m', '5 m', '5d', '1h-2m']) expect(parseGoDuration(bad)).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contracts, type IdentityServiceHandlers, type PkiServiceHandlers } from '@edge/proto';
-import { createRpcClient, createRpcServer, type AsyncHandlers, type RpcServer } from '@edge/rpc';
+import { createRpcClient, createRpcServer, stubHandlers, type AsyncHandlers, type RpcServer } from '@edge/rpc';
 import { silentLogger } from '@edge/logging';
 import { startTelemetry, tracesUrl, type Telemetry } from './index.js';
 
@@ -37,15 +37,12 @@ beforeAll(async () => {
     GetCaCerts: async () => ({ pkcs7Base64: '', pem: 'PEM' }),
   });
   const pki = createRpcClient(contracts.pki(), pkiAddr, { deadlineMs: 5000 });
-  identityAddr = await serve<IdentityServiceHandlers>('identity', contracts.identity(), {
+  identityAddr = await serve<IdentityServiceHandlers>('identity', contracts.identity(), stubHandlers<IdentityServiceHandlers>({
     GetIdentity: async (req) => {
       const ca = await pki.getCaCerts({});
       return { id: req.id, name: ca.pem };
     },
-    CreateIdentity: notImplemented, GetIdentities: notImplemented, ListIdentities: notImplemented,
-    UpdateIdentity: notImplemented, DeleteIdentity: notImplemented,
-    UpdateIdentityEnvironment: notImplemented, EnsureDefaultAdmin: notImplemented,
-  });
+  }));
 });
 
 afterAll(async () => {

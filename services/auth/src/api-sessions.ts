@@ -107,6 +107,12 @@ export function createApiSessions(deps: ApiSessionDeps) {
       const ended = await store.deleteIdentityAuth(identityId);
       await publishApiSessionsDeleted(bus, ended);
     },
+
+    /** Ends every API session of a disabled identity; its authenticators stay. Idempotent. */
+    async endSessionsOf(identityId: string): Promise<void> {
+      const ended = await store.deleteApiSessionsOf(identityId);
+      await publishApiSessionsDeleted(bus, ended);
+    },
   };
 }
 

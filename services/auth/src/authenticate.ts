@@ -1,11 +1,17 @@
 /**
- * Authentication: proving who the caller is and opening an API session for them.
- * Only `password` is implemented so far; see controller/internal/routes/authenticate_router.go.
+ * Authentication: proving who the caller is and opening an API session for them, under the
+ * identity's auth policy (allowed methods, lockout, required TOTP). Only `password` is
+ * implemented so far; see controller/internal/routes/authenticate_router.go and
+ * controller/model/authenticator_mod_updb.go.
  */
 import { ZitiError } from '@edge/errors';
 import { newId, newToken } from '@edge/ids';
 import type { Logger } from '@edge/logging';
+import type { AuthPolicies } from './auth-policies.js';
+import type { AuthPolicyStore } from './auth-policy-store.js';
+import { allowsMethod, lockoutFor, requiresTotp, type AuthPolicy } from './domain/auth-policy.js';
 import { hashToken, type ApiSession } from './domain/api-session.js';
+import { createConcurrencyLimit, createSlidingWindowLimit } from './domain/rate-limit.js';
 import { verifyPassword } from './domain/password.js';
 import type { Identities, IdentityInfo } from './identities.js';
 import type { AuthStore } from './store.js';
@@ -32,26 +38,73 @@ export interface Authenticated {
 export interface AuthenticateDeps {
   store: AuthStore;
   identities: Identities;
+  policies: AuthPolicies;
+  policyStore: AuthPolicyStore;
+  /** Whether the identity has verified MFA, so its new API session must complete it. */
+  isMfaEnrolled(identityId: string): Promise<boolean>;
+  /** Bounds on authentication work in this process. */
+  limits: { maxConcurrent: number; windowSeconds: number; perIp: number; perUsername: number };
   log: Logger;
 }
 
 const invalidAuth = () => new ZitiError('INVALID_AUTH');
+const tooMany = (what: string) => new ZitiError('SERVER_TOO_MANY_REQUESTS', { causeMessage: `too many authentication requests ${what}` });
 
 /** Creates the authenticate operation. */
 export function createAuthenticate(deps: AuthenticateDeps) {
-  const { store, identities, log } = deps;
+  const { store, identities, policies, policyStore, limits, log } = deps;
+  const concurrent = createConcurrencyLimit(limits.maxConcurrent);
+  const perIp = createSlidingWindowLimit(limits.perIp, limits.windowSeconds * 1000);
+  const perUsername = createSlidingWindowLimit(limits.perUsername, limits.windowSeconds * 1000);
 
-  /** The identity whose updb credentials these are; INVALID_AUTH for any failure alike. */
-  async function passwordIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string }> {
+  /**
+   * Runs one authentication within the limits: attempts per source IP and per username over
+   * the window, then a free slot among the concurrent ones, or SERVER_TOO_MANY_REQUESTS at once
+   * (the caller retries later; nothing queues up behind a flood).
+   */
+  async function limited<T>(input: AuthenticateInput, fn: () => Promise<T>): Promise<T> {
+    if (input.remoteAddress !== '' && !perIp.hit(input.remoteAddress)) throw tooMany('from this address');
+    if (input.username !== '' && !perUsername.hit(input.username.toLowerCase())) throw tooMany('for this username');
+    const release = concurrent.tryAcquire();
+    if (!release) throw tooMany('in progress');
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Counts a wrong password; at the policy's maxAttempts the identity is disabled for the
+   * lockout duration and counting starts again. The count lives in Postgres, so failures sent
+   * to different replicas add up.
+   */
+  async function recordFailure(authenticatorId: string, identity: IdentityInfo, policy: AuthPolicy): Promise<void> {
+    const minutes = lockoutFor(policy, await policyStore.countPasswordFailure(authenticatorId));
+    if (minutes === undefined) return;
+    await identities.disable(identity.id, minutes);
+    await policyStore.resetPasswordFailures(authenticatorId);
+    log.info({ identityId: identity.id, lockoutMinutes: minutes }, 'identity locked after consecutive failed logins');
+  }
+
+  /** The identity whose updb credentials these are, and its policy; INVALID_AUTH for any failure alike. */
+  async function passwordIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string; policy: AuthPolicy }> {
     // OpenZiti answers missing credentials with INVALID_AUTH (401), not a validation error.
     if (input.username === '' || input.password === '') throw invalidAuth();
     const authenticator = await store.findUpdbByUsername(input.username);
     // Verified even when the username is unknown, so timing does not tell which names exist.
     const ok = await verifyPassword(input.password, authenticator?.passwordHash);
-    if (!ok || !authenticator) throw invalidAuth();
+    if (!authenticator) throw invalidAuth();
     const identity = await identities.find(authenticator.identityId);
     if (!identity || identity.disabled) throw invalidAuth();
-    return { identity, authenticatorId: authenticator.id };
+    const policy = await policies.forIdentity(identity.authPolicyId);
+    if (!allowsMethod(policy, 'password')) throw invalidAuth();
+    if (!ok) {
+      await recordFailure(authenticator.id, identity, policy);
+      throw invalidAuth();
+    }
+    await policyStore.resetPasswordFailures(authenticator.id);
+    return { identity, authenticatorId: authenticator.id, policy };
   }
 
   async function recordEnvironment(identityId: string, input: AuthenticateInput): Promise<void> {
@@ -68,12 +121,15 @@ export function createAuthenticate(deps: AuthenticateDeps) {
   return async function authenticate(input: AuthenticateInput): Promise<Authenticated> {
     if (input.method === 'cert' || input.method === 'ext-jwt') throw invalidAuth(); // not implemented yet
     if (input.method !== 'password') throw new ZitiError('INVALID_AUTH_METHOD');
-    const { identity, authenticatorId } = await passwordIdentity(input);
+    const { identity, authenticatorId, policy } = await limited(input, () => passwordIdentity(input));
     const token = newToken();
+    // as authenticate_router.go: verified MFA, or a policy requiring TOTP (the identity must then
+    // enroll first), makes the new session partial until MFA is completed
+    const isMfaRequired = requiresTotp(policy) || (await deps.isMfaEnrolled(identity.id));
     const session = await store.insertApiSession({
       id: newId(), tokenHash: hashToken(token), identityId: identity.id, authenticatorId,
       configTypes: input.configTypes, ipAddress: input.remoteAddress,
-      isMfaRequired: false, isMfaComplete: false, lastActivityAt: new Date(),
+      isMfaRequired, isMfaComplete: false, lastActivityAt: new Date(),
     });
     await recordEnvironment(identity.id, input);
     return { session, token, identity };

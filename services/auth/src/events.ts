@@ -8,8 +8,14 @@ import type { ApiSessionRef } from './domain/api-session.js';
 
 /** Published when an API session ends (logout, expiry, identity deleted); payload {@link ApiSessionRef}. */
 export const API_SESSION_DELETED = 'edge.auth.api-session.deleted';
+/** Published when an API session changed what it may do (MFA completed); payload {@link ApiSessionRef}. */
+export const API_SESSION_UPDATED = 'edge.auth.api-session.updated';
+/** Published when an MFA enrollment is removed; payload `{id, identityId}`. */
+export const MFA_DELETED = 'edge.auth.mfa.deleted';
 /** Published by the identity service when an identity is deleted; payload `{id}`. */
 export const IDENTITY_DELETED = 'edge.identity.identity.deleted';
+/** Published by the identity service when an identity is disabled (lockout or admin); payload `{id}`. */
+export const IDENTITY_DISABLED = 'edge.identity.identity.disabled';
 /** Consumer group of this service: one replica handles each message. */
 export const CONSUMER_GROUP = 'auth';
 
@@ -18,24 +24,43 @@ export async function publishApiSessionsDeleted(bus: Bus, sessions: ApiSessionRe
   for (const s of sessions) await bus.publish(API_SESSION_DELETED, { id: s.id, identityId: s.identityId });
 }
 
+/** Publishes that an API session changed; call after the write committed. */
+export async function publishApiSessionUpdated(bus: Bus, session: ApiSessionRef): Promise<void> {
+  await bus.publish(API_SESSION_UPDATED, { id: session.id, identityId: session.identityId });
+}
+
+/** Publishes the removal of an MFA enrollment; call after the delete committed. */
+export async function publishMfaDeleted(bus: Bus, mfa: { id: string; identityId: string }): Promise<void> {
+  await bus.publish(MFA_DELETED, { id: mfa.id, identityId: mfa.identityId });
+}
+
 /** What the consumers act on. */
 export interface ConsumerDeps {
   bus: Bus;
   log: Logger;
   /** Ends everything an identity authenticates with; must be harmless when repeated. */
   onIdentityDeleted(identityId: string): Promise<void>;
+  /** Ends the API sessions of a disabled identity; must be harmless when repeated. */
+  onIdentityDisabled(identityId: string): Promise<void>;
+}
+
+/** A durable consumer of identity events that carry the identity's id. */
+function consumeIdentityEvent(deps: ConsumerDeps, subject: string, handle: (identityId: string) => Promise<void>): Promise<Subscription> {
+  return deps.bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
+    const id = msg.data?.id;
+    if (typeof id !== 'string' || id === '') {
+      // Redelivering a malformed message would never succeed: log it and let it go.
+      deps.log.warn({ subject: msg.subject }, 'identity event without an id, ignored');
+      return;
+    }
+    await handle(id);
+  });
 }
 
 /** Starts this service's consumers; the caller unsubscribes them on stop. */
 export async function startConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  const identityDeleted = await deps.bus.consume<{ id?: unknown }>(CONSUMER_GROUP, IDENTITY_DELETED, async (msg) => {
-    const id = msg.data?.id;
-    if (typeof id !== 'string' || id === '') {
-      // Redelivering a malformed message would never succeed: log it and let it go.
-      deps.log.warn({ subject: msg.subject }, 'identity deleted event without an id, ignored');
-      return;
-    }
-    await deps.onIdentityDeleted(id);
-  });
-  return [identityDeleted];
+  return [
+    await consumeIdentityEvent(deps, IDENTITY_DELETED, deps.onIdentityDeleted),
+    await consumeIdentityEvent(deps, IDENTITY_DISABLED, deps.onIdentityDisabled),
+  ];
 }

@@ -7,14 +7,25 @@ import type { ApiSessions } from './api-sessions.js';
 import type { createAuthenticate } from './authenticate.js';
 import { expirationSeconds, expiresAt, type ApiSession } from './domain/api-session.js';
 import { summarize, type IdentityAuthSummary } from './domain/authenticator.js';
-import type { IdentityInfo } from './identities.js';
-import type { AuthStore } from './store.js';
+import { authQueries } from './domain/mfa.js';
+import type { Identities, IdentityInfo } from './identities.js';
+import type { MfaStore } from './mfa-store.js';
+import type { MfaOperations } from './mfa.js';
+import type { AuthPolicies } from './auth-policies.js';
+import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
+import { createMfaHandlers } from './grpc-mfa.js';
+import { API_SESSION_FIELDS, type AuthStore } from './store.js';
+import { listMeta, listParams, planList } from '@edge/zitiql';
 
 /** What the handlers call. */
 export interface HandlerDeps {
   authenticate: ReturnType<typeof createAuthenticate>;
   apiSessions: ApiSessions;
+  mfa: MfaOperations;
+  policies: AuthPolicies;
   store: AuthStore;
+  mfaStore: MfaStore;
+  identities: Identities;
   timeoutMinutes: number;
 }
 
@@ -38,6 +49,7 @@ export function toProtoApiSession(s: ApiSession, identity: IdentityInfo | undefi
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
     isAdmin: identity?.isAdmin ?? false,
+    authQueries: authQueries(s),
   };
 }
 
@@ -55,8 +67,10 @@ function toProtoSummary(s: IdentityAuthSummary): auth.IdentityAuthSummary {
 
 /** Creates the AuthService handlers. */
 export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHandlers> {
-  const { apiSessions, store, timeoutMinutes } = deps;
+  const { apiSessions, store, mfaStore, identities, timeoutMinutes } = deps;
   return {
+    ...createMfaHandlers(deps),
+    ...createAuthPolicyHandlers(deps.policies),
     async Authenticate(req) {
       const { session, token, identity } = await deps.authenticate(req);
       return toProtoApiSession(session, identity, timeoutMinutes, token);
@@ -73,14 +87,22 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
       const { session, identity } = await apiSessions.get(req.id);
       return toProtoApiSession(session, identity, timeoutMinutes);
     },
+    async ListApiSessions(req) {
+      const plan = planList(API_SESSION_FIELDS, listParams(req.query));
+      const { items, total } = await store.listApiSessions(plan);
+      const names = await identities.findMany(items.map((s) => s.identityId));
+      return { apiSessions: items.map((s) => toProtoApiSession(s, names.get(s.identityId), timeoutMinutes)), meta: listMeta(plan, total, API_SESSION_FIELDS) };
+    },
     async DeleteApiSession(req) {
       await apiSessions.delete(req.id);
       return {};
     },
     async GetIdentityAuthSummaries(req) {
       const ids = [...new Set(req.identityIds)];
-      const [authenticators, withSession] = await Promise.all([store.authenticatorsOf(ids), store.identitiesWithApiSessions(ids)]);
-      return { summaries: summarize(req.identityIds, authenticators, withSession).map(toProtoSummary) };
+      const [authenticators, withSession, withMfa] = await Promise.all([
+        store.authenticatorsOf(ids), store.identitiesWithApiSessions(ids), mfaStore.identitiesWithVerifiedMfa(ids),
+      ]);
+      return { summaries: summarize(req.identityIds, authenticators, withSession, withMfa).map(toProtoSummary) };
     },
   };
 }

@@ -14,7 +14,9 @@ export interface IdentityInfo {
   name: string;
   isAdmin: boolean;
   isDefaultAdmin: boolean;
+  /** Disabled now (an admin, or a lockout not yet expired). */
   disabled: boolean;
+  authPolicyId: string;
 }
 
 /** The identity service client this service uses. */
@@ -24,14 +26,20 @@ export type IdentityClient = RpcClient<IdentityServiceClient>;
 export interface Identities {
   /** The identity, or undefined when the identity service does not know it. */
   find(id: string): Promise<IdentityInfo | undefined>;
+  /** The identities of these ids the identity service knows, by id. */
+  findMany(ids: string[]): Promise<Map<string, IdentityInfo>>;
   /** Records the envInfo/sdkInfo JSON a client sent when authenticating. */
   updateEnvironment(id: string, envInfoJson: string, sdkInfoJson: string): Promise<void>;
   /** The default admin identity, created by the identity service on first call. */
   ensureDefaultAdmin(name: string): Promise<IdentityInfo>;
+  /** How many identities use this auth policy. */
+  countByAuthPolicy(authPolicyId: string): Promise<number>;
+  /** Disables the identity (lockout) for `durationMinutes`, 0 meaning until enabled. */
+  disable(id: string, durationMinutes: number): Promise<void>;
 }
 
 function toInfo(i: identity.Identity__Output): IdentityInfo {
-  return { id: i.id, name: i.name, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin, disabled: i.disabled };
+  return { id: i.id, name: i.name, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin, disabled: i.disabled, authPolicyId: i.authPolicyId || 'default' };
 }
 
 /** Wraps the identity client. */
@@ -45,11 +53,23 @@ export function createIdentities(client: IdentityClient): Identities {
         throw err;
       }
     },
+    async findMany(ids) {
+      const unique = [...new Set(ids)];
+      if (unique.length === 0) return new Map();
+      const { identities } = await client.getIdentities({ ids: unique });
+      return new Map(identities.map((i) => [i.id, toInfo(i)]));
+    },
     async updateEnvironment(id, envInfoJson, sdkInfoJson) {
       await client.updateIdentityEnvironment({ id, envInfoJson, sdkInfoJson });
     },
     async ensureDefaultAdmin(name) {
       return toInfo(await client.ensureDefaultAdmin({ name }));
+    },
+    async countByAuthPolicy(authPolicyId) {
+      return (await client.countIdentitiesByAuthPolicy({ authPolicyId })).count;
+    },
+    async disable(id, durationMinutes) {
+      await client.disableIdentity({ id, durationMinutes });
     },
   };
 }

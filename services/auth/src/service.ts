@@ -1,21 +1,26 @@
 /**
- * The auth service: authenticators and API sessions. Start: migrate → store → default admin →
- * consumers → expiry sweep → listen → serving; stop in reverse.
+ * The auth service: authenticators, API sessions and MFA. Start: migrate → store → default
+ * admin → consumers → expiry sweep → key-encryption key → listen → serving; stop in reverse.
  */
 import { fileURLToPath } from 'node:url';
 import type { Subscription } from '@edge/bus';
 import { grpcListenAddr, schemaName } from '@edge/config';
 import { createDb, migrate } from '@edge/db';
 import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { resolveKek } from '@edge/key-encryption';
 import type { Logger } from '@edge/logging';
 import { contracts, type AuthServiceHandlers } from '@edge/proto';
 import { createRpcClient, createRpcServer } from '@edge/rpc';
 import { createApiSessions, type ApiSessions } from './api-sessions.js';
+import { createAuthPolicies } from './auth-policies.js';
+import { createAuthPolicyStore } from './auth-policy-store.js';
 import { createAuthenticate } from './authenticate.js';
 import { bootstrapDefaultAdmin } from './bootstrap.js';
 import { startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
 import { createIdentities } from './identities.js';
+import { createMfaOperations } from './mfa.js';
+import { createMfaStore } from './mfa-store.js';
 import { createStore, type AuthDatabase } from './store.js';
 
 // Both src/ and dist/ sit next to migrations/.
@@ -52,16 +57,23 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
 
     const timeoutMinutes = config.apiSessionTimeoutMinutes;
     const apiSessions = createApiSessions({ store, bus, identities, timeoutMinutes });
-    const subscriptions: Subscription[] = await startConsumers({ bus, log, onIdentityDeleted: apiSessions.endForIdentity });
+    const subscriptions: Subscription[] = await startConsumers({
+      bus, log, onIdentityDeleted: apiSessions.endForIdentity, onIdentityDisabled: apiSessions.endSessionsOf,
+    });
     stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
 
     // React, then reconcile: sessions that expired while no replica ran are ended at start.
     await apiSessions.sweepExpired();
     stack.defer(scheduleExpirySweep(apiSessions, log));
 
+    const mfaStore = createMfaStore(db);
+    const kek = await resolveKek(config, (salt) => mfaStore.ensureScryptSalt(salt), log);
+    const mfa = createMfaOperations({ mfaStore, apiSessions, identities, bus, kek, advertisedAddress: config.http.advertisedAddress });
     const server = createRpcServer('auth', log);
-    const authenticate = createAuthenticate({ store, identities, log });
-    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, store, timeoutMinutes }));
+    const policyStore = createAuthPolicyStore(db);
+    const policies = createAuthPolicies({ policyStore, identities });
+    const authenticate = createAuthenticate({ store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log });
+    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes }));
     stack.defer(() => server.stop(config.shutdownGraceMs));
     port = await server.listen(grpcListenAddr(config, 'auth'));
     server.setServing(true);

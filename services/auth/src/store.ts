@@ -2,8 +2,11 @@
  * Every query of the auth service, over its own schema, with row ↔ domain mappers.
  */
 import { sql, type ColumnType, type Generated, type Kysely, type Selectable } from 'kysely';
+import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
 import type { Authenticator, AuthenticatorMethod } from './domain/authenticator.js';
+import type { AuthPoliciesTable } from './auth-policy-store.js';
+import type { KeyEncryptionTable, MfaRecoveryCodesTable, MfasTable, TotpTokensTable } from './mfa-store.js';
 
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
@@ -17,6 +20,7 @@ export interface AuthenticatorsTable {
   password_hash: string | null;
   fingerprint: string | null;
   cert_pem: string | null;
+  failed_attempts: Generated<number>;
   tags: Generated<Json>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -32,16 +36,35 @@ export interface ApiSessionsTable {
   ip_address: string;
   is_mfa_required: boolean;
   is_mfa_complete: boolean;
+  mfa_failed_attempts: Generated<number>;
   last_activity_at: Timestamp;
   tags: Generated<Json>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
 
+/** What a filter on `/api-sessions` may read. */
+export const API_SESSION_FIELDS: FieldMap = {
+  ...entityFields(),
+  identity: field.string('identity_id'),
+  identityId: field.string('identity_id'),
+  authenticatorId: field.string('authenticator_id'),
+  ipAddress: field.string('ip_address'),
+  isMfaRequired: field.bool('is_mfa_required'),
+  isMfaComplete: field.bool('is_mfa_complete'),
+  lastActivityAt: field.datetime('last_activity_at'),
+  configTypes: field.set('config_types'),
+};
+
 /** The tables of the auth schema. */
 export interface AuthDatabase {
   authenticators: AuthenticatorsTable;
   api_sessions: ApiSessionsTable;
+  mfas: MfasTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  totp_tokens: TotpTokensTable;
+  key_encryption: KeyEncryptionTable;
+  auth_policies: AuthPoliciesTable;
 }
 
 /** A new updb authenticator. */
@@ -149,6 +172,12 @@ export function createStore(db: Kysely<AuthDatabase>) {
       return row && toApiSession(row);
     },
 
+    /** A page of API sessions under a list plan. */
+    async listApiSessions(plan: ListPlan): Promise<{ items: ApiSession[]; total: number }> {
+      const { rows, total } = await runList(db.selectFrom('api_sessions'), plan, (qb) => qb.selectAll());
+      return { items: (rows as Selectable<ApiSessionsTable>[]).map(toApiSession), total };
+    },
+
     /** The API session with this id, if any. */
     async findApiSession(id: string): Promise<ApiSession | undefined> {
       const row = await db.selectFrom('api_sessions').selectAll().where('id', '=', id).executeTakeFirst();
@@ -183,14 +212,22 @@ export function createStore(db: Kysely<AuthDatabase>) {
     },
 
     /**
-     * Deletes everything an identity authenticates with (API sessions and authenticators) in
+     * Deletes everything an identity authenticates with (API sessions, authenticators, MFA) in
      * one transaction; returns the API sessions this call deleted.
      */
     async deleteIdentityAuth(identityId: string): Promise<ApiSessionRef[]> {
+      return this.deleteApiSessionsOf(identityId, true);
+    },
+
+    /** Deletes an identity's API sessions (and with `everything`, what it authenticates with). */
+    async deleteApiSessionsOf(identityId: string, everything = false): Promise<ApiSessionRef[]> {
       return db.transaction().execute(async (trx) => {
         const rows = await trx.deleteFrom('api_sessions').where('identity_id', '=', identityId)
           .returning(['id', 'identity_id']).execute();
-        await trx.deleteFrom('authenticators').where('identity_id', '=', identityId).execute();
+        if (everything) {
+          await trx.deleteFrom('authenticators').where('identity_id', '=', identityId).execute();
+          await trx.deleteFrom('mfas').where('identity_id', '=', identityId).execute();
+        }
         return rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
       });
     },

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
-import { newId } from '@edge/ids';
 import type { AuthServiceClient } from '@edge/proto';
 import type { RpcClient } from '@edge/rpc';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { hashPassword } from '../src/domain/password.js';
 import { createHarness, type FakeIdentity, type Harness } from './harness.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -13,13 +11,7 @@ describe('API sessions', () => {
   let client: RpcClient<AuthServiceClient>;
   const deleted: Array<{ id: string; identityId: string }> = [];
 
-  async function addUser(name: string, password: string, fields: Partial<FakeIdentity> = {}) {
-    const identity = h.identity.add({ name, ...fields });
-    await h.db.insertInto('authenticators').values({
-      id: newId(), identity_id: identity.id, method: 'updb', username: name, password_hash: await hashPassword(password),
-    }).execute();
-    return identity;
-  }
+  const addUser = (name: string, password: string, fields: Partial<FakeIdentity> = {}) => h.addUser(name, password, fields);
   const login = (username: string, password: string) => client.authenticate({ method: 'password', username, password });
   const ageSession = (id: string, ms: number) =>
     h.db.updateTable('api_sessions').set({ last_activity_at: new Date(Date.now() - ms) }).where('id', '=', id).execute();

@@ -14,8 +14,9 @@ import { newId } from '@edge/ids';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
 import { contracts, type AuthServiceClient, type IdentityServiceHandlers, type identity } from '@edge/proto';
-import { createRpcClient, createRpcServer, type AsyncHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
+import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
+import { hashPassword } from '../src/domain/password.js';
 import { createAuthService } from '../src/index.js';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -29,23 +30,21 @@ export interface FakeIdentityService {
   identities: Map<string, FakeIdentity>;
   environmentUpdates: Array<{ id: string; envInfoJson: string; sdkInfoJson: string }>;
   ensureDefaultAdminCalls: number;
+  /** DisableIdentity calls (lockouts) in order. */
+  disables: Array<{ id: string; durationMinutes: number }>;
   add(fields: Partial<FakeIdentity> & { name: string }): FakeIdentity;
   addr: string;
   server: RpcServer;
 }
 
-function notImplemented(): never {
-  throw new Error('not used by the auth service tests');
-}
-
 async function startFakeIdentityService(): Promise<FakeIdentityService> {
-  const fake = { identities: new Map(), environmentUpdates: [], ensureDefaultAdminCalls: 0 } as unknown as FakeIdentityService;
+  const fake = { identities: new Map(), environmentUpdates: [], ensureDefaultAdminCalls: 0, disables: [] } as unknown as FakeIdentityService;
   fake.add = (fields) => {
     const i: FakeIdentity = { id: newId(), isAdmin: false, isDefaultAdmin: false, disabled: false, ...fields };
     fake.identities.set(i.id!, i);
     return i;
   };
-  const handlers: AsyncHandlers<IdentityServiceHandlers> = {
+  const handlers = stubHandlers<IdentityServiceHandlers>({
     async GetIdentity(req) {
       const i = fake.identities.get(req.id);
       if (!i) throw notFound('identity', req.id);
@@ -60,9 +59,22 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
       fake.environmentUpdates.push({ id: req.id, envInfoJson: req.envInfoJson, sdkInfoJson: req.sdkInfoJson });
       return {};
     },
-    CreateIdentity: notImplemented, GetIdentities: notImplemented, ListIdentities: notImplemented,
-    UpdateIdentity: notImplemented, DeleteIdentity: notImplemented,
-  };
+    async CountIdentitiesByAuthPolicy(req) {
+      return { count: [...fake.identities.values()].filter((i) => i.authPolicyId === req.authPolicyId).length };
+    },
+    async DisableIdentity(req) {
+      const i = fake.identities.get(req.id);
+      if (!i) throw notFound('identity', req.id);
+      fake.disables.push({ id: req.id, durationMinutes: req.durationMinutes });
+      i.disabled = true;
+      return {};
+    },
+    async EnableIdentity(req) {
+      const i = fake.identities.get(req.id);
+      if (i) i.disabled = false;
+      return {};
+    },
+  });
   fake.server = createRpcServer('identity', silentLogger());
   fake.server.add<IdentityServiceHandlers>(contracts.identity(), handlers);
   const port = await fake.server.listen('127.0.0.1:0');
@@ -79,6 +91,8 @@ export interface Harness {
   /** Raw access to the auth schema, for assertions and for ageing sessions. */
   db: Kysely<any>;
   identity: FakeIdentityService;
+  /** An identity in the stand-in with a updb authenticator for `name` / `password`. */
+  addUser(name: string, password: string, fields?: Partial<FakeIdentity>): Promise<FakeIdentity>;
   /** Starts an auth service instance (a "replica"); stopped by `close`. */
   startAuth(): Promise<{ service: EdgeService; client: RpcClient<AuthServiceClient> }>;
   close(): Promise<void>;
@@ -106,6 +120,13 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
 
   return {
     config, conn, bus, db, identity,
+    async addUser(name, password, fields = {}) {
+      const added = identity.add({ name, ...fields });
+      await db.insertInto('authenticators').values({
+        id: newId(), identity_id: added.id, method: 'updb', username: name, password_hash: await hashPassword(password),
+      }).execute();
+      return added;
+    },
     async startAuth() {
       const service = createAuthService({ config, conn, bus, log: silentLogger() });
       await service.start();

@@ -11,7 +11,11 @@ import { createApp } from './http/app.js';
 import { createRouter } from './http/route.js';
 import { createSessionCache, type SessionCache } from './http/session-cache.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes } from './routes/root.js';
+import { registerMfaRoutes } from './routes/shared/mfa-routes.js';
 import { registerSessionRoutes } from './routes/shared/session-routes.js';
+import { registerApiSessionRoutes } from './routes/management/api-sessions/routes.js';
+import { registerAuthPolicyRoutes } from './routes/management/auth-policies/routes.js';
+import { registerIdentityActionRoutes } from './routes/management/identities/actions.js';
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
 import { registerIdentityTypeRoutes } from './routes/management/identity-types/routes.js';
 import { registerConfigTypeRoutes } from './routes/management/config-types/routes.js';
@@ -22,6 +26,8 @@ import { registerEdgeRouterPolicyRoutes } from './routes/management/edge-router-
 import { registerServiceEdgeRouterPolicyRoutes } from './routes/management/service-edge-router-policies/routes.js';
 import { registerPostureCheckRoutes } from './routes/management/posture-checks/routes.js';
 import { registerClientServiceRoutes } from './routes/client/services/routes.js';
+import { registerRoleAttributeRoutes } from './routes/management/role-attributes/routes.js';
+import { registerRouterRoutes } from './routes/management/routers/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -61,8 +67,14 @@ async function fetchTls(clients: Clients, log: Logger, timeoutMs = 120_000) {
 function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache) {
   const route = createRouter(app, cache);
   registerRootRoutes(route, config, clients);
-  for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) registerSessionRoutes(route, base, clients, cache);
+  for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
+    registerSessionRoutes(route, base, clients, cache);
+    registerMfaRoutes(route, base, clients, cache);
+  }
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
+  registerIdentityActionRoutes(route, MANAGEMENT_BASE, clients);
+  registerAuthPolicyRoutes(route, MANAGEMENT_BASE, clients);
+  registerApiSessionRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerConfigTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerConfigRoutes(route, MANAGEMENT_BASE, clients);
@@ -72,6 +84,8 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerServiceEdgeRouterPolicyRoutes(route, MANAGEMENT_BASE, clients);
   registerPostureCheckRoutes(route, MANAGEMENT_BASE, clients);
   registerClientServiceRoutes(route, CLIENT_BASE, clients);
+  registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
+  registerRouterRoutes(route, MANAGEMENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */

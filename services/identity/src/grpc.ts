@@ -3,20 +3,31 @@
  */
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
-import { roleFilterCondition } from '@edge/roles';
+import { matchRolesCondition, roleAttributesPage, roleFilterCondition } from '@edge/roles';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
-import { applyUpdate, checkDefaultAdminUpdate, checkDeletable, validateIdentityInput, DEFAULT_AUTH_POLICY_ID } from './domain/identity.js';
+import {
+  applyUpdate, authPolicyNotFound, traceFor, checkDefaultAdminUpdate, checkDeletable, disabledUntil, needsAuthPolicyCheck, validateIdentityInput,
+  DEFAULT_AUTH_POLICY_ID, type IdentityInput,
+} from './domain/identity.js';
+import type { AuthPolicyLookup } from './auth-policies.js';
 import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from './store.js';
 import type { IdentityEvents } from './events.js';
+import type { RouterHandlers } from './router-grpc.js';
 import { fieldsToInput, identityToProto, identityTypeToProto, parseJson } from './map.js';
 
-/** Builds the handlers over a store and the event publisher. */
-export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents): AsyncHandlers<IdentityServiceHandlers> {
+/** Builds the handlers over a store, the event publisher and the auth service's policies. */
+export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents, authPolicies: AuthPolicyLookup): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers> {
+  /** The field rules, and an authPolicyId naming a policy the auth service knows. */
+  async function validate(input: IdentityInput): Promise<void> {
+    validateIdentityInput(input);
+    if (needsAuthPolicyCheck(input) && !(await authPolicies.exists(input.authPolicyId))) throw authPolicyNotFound(input.authPolicyId);
+  }
+
   return {
     async CreateIdentity(req) {
       const input = fieldsToInput(req.fields);
-      validateIdentityInput(input);
+      await validate(input);
       const created = await store.insert(newId(), input);
       await events.created(created);
       return { id: created.id };
@@ -43,6 +54,20 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
       return { identityTypes: items.map(identityTypeToProto), meta: listMeta(plan, total, IDENTITY_TYPE_FIELDS) };
     },
 
+    async ListIdentityRoleAttributes(req) {
+      return roleAttributesPage(req.query, (plan) => store.listRoleAttributes(plan));
+    },
+
+    async UpdateIdentityTracing(req) {
+      const trace = traceFor(req.enabled, Number(req.durationMs), req.traceId, newId);
+      await store.setTrace(req.id, trace && { ...trace, channels: req.channels });
+      return trace ? { enabled: true, traceId: trace.traceId, until: trace.until.toISOString() } : { enabled: false, traceId: '' };
+    },
+
+    async MatchIdentities(req) {
+      return { ids: await store.matchIds(matchRolesCondition(req, IDENTITY_ROLE_COLUMNS)) };
+    },
+
     async GetIdentityType(req) {
       return identityTypeToProto(await store.getType(req.id));
     },
@@ -50,7 +75,7 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
     async UpdateIdentity(req) {
       const current = await store.get(req.id);
       const next = applyUpdate(current, fieldsToInput(req.fields), req.updateMask);
-      validateIdentityInput(next);
+      await validate(next);
       checkDefaultAdminUpdate(current, next);
       const updated = await store.update(req.id, next);
       await events.updated(updated);
@@ -88,6 +113,22 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
         if (winner) return identityToProto(winner);
         throw err;
       }
+    },
+
+    async CountIdentitiesByAuthPolicy(req) {
+      return { count: await store.countByAuthPolicy(req.authPolicyId) };
+    },
+
+    async DisableIdentity(req) {
+      const disabled = await store.setDisabled(req.id, true, disabledUntil(req.durationMinutes));
+      await events.disabled(disabled);
+      await events.updated(disabled);
+      return {};
+    },
+
+    async EnableIdentity(req) {
+      await events.updated(await store.setDisabled(req.id, false, null));
+      return {};
     },
   };
 }

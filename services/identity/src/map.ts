@@ -4,7 +4,7 @@
 import { fieldError } from '@edge/errors';
 import type { identity as pb } from '@edge/proto';
 import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
-import { DEFAULT_AUTH_POLICY_ID, normalizeTypeId } from './domain/identity.js';
+import { DEFAULT_AUTH_POLICY_ID, isDisabled, normalizeTypeId } from './domain/identity.js';
 
 function parseJson(field: string, text: string | undefined): Json {
   if (!text) return {};
@@ -38,8 +38,9 @@ export function fieldsToInput(f: pb.IdentityFields__Output | null | undefined): 
   };
 }
 
-/** The proto message of a stored identity. */
+/** The proto message of a stored identity; a lockout past its end shows as enabled. */
 export function identityToProto(i: Identity): pb.Identity {
+  const disabled = isDisabled(i);
   return {
     id: i.id,
     name: i.name,
@@ -55,9 +56,9 @@ export function identityToProto(i: Identity): pb.Identity {
     serviceHostingPrecedences: i.serviceHostingPrecedences,
     externalId: i.externalId ?? undefined,
     authPolicyId: i.authPolicyId,
-    disabled: i.disabled,
-    disabledAt: i.disabledAt?.toISOString(),
-    disabledUntil: i.disabledUntil?.toISOString(),
+    disabled,
+    disabledAt: disabled ? i.disabledAt?.toISOString() : undefined,
+    disabledUntil: disabled ? i.disabledUntil?.toISOString() : undefined,
     envInfoJson: JSON.stringify(i.envInfo),
     sdkInfoJson: JSON.stringify(i.sdkInfo),
     permissions: i.permissions,

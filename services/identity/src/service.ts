@@ -4,9 +4,13 @@
 import { fileURLToPath } from 'node:url';
 import { createGrpcService, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type IdentityServiceHandlers } from '@edge/proto';
+import { createRpcClient } from '@edge/rpc';
+import { createAuthPolicyLookup } from './auth-policies.js';
 import { createIdentityStore, type IdentityDb } from './store.js';
 import { createIdentityEvents } from './events.js';
 import { createIdentityHandlers } from './grpc.js';
+import { createRouterHandlers } from './router-grpc.js';
+import { createRouterStore } from './router-store.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -14,6 +18,12 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 export function createIdentityService(ctx: ServiceContext): EdgeService {
   return createGrpcService<IdentityDb>(ctx, 'identity', MIGRATIONS, async ({ db, server }) => {
     const store = createIdentityStore(db);
-    server.add<IdentityServiceHandlers>(contracts.identity(), createIdentityHandlers(store, createIdentityEvents(ctx.bus)));
+    const events = createIdentityEvents(ctx.bus);
+    const auth = createRpcClient(contracts.auth(), ctx.config.grpc.targets.auth, { deadlineMs: ctx.config.grpc.deadlineMs });
+    server.add<IdentityServiceHandlers>(contracts.identity(), {
+      ...createIdentityHandlers(store, events, createAuthPolicyLookup(auth)),
+      ...createRouterHandlers(createRouterStore(db), store, events),
+    });
+    return async () => auth.close();
   });
 }

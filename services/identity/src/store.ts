@@ -1,13 +1,14 @@
 /**
  * Every query of the identity service, and the row ↔ domain mapping.
  */
-import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import type { ColumnType, Expression, Generated, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
 import { isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
 import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
+import type { RoutersTable } from './router-store.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -31,6 +32,9 @@ interface IdentitiesTable {
   disabled_at: Date | null;
   disabled_until: Date | null;
   env_info: Generated<Json>;
+  trace_id: Generated<string | null>;
+  trace_until: Generated<Date | null>;
+  trace_channels: Generated<string[]>;
   sdk_info: Generated<Json>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -48,6 +52,7 @@ interface IdentityTypesTable {
 export interface IdentityDb {
   identities: IdentitiesTable;
   identity_types: IdentityTypesTable;
+  routers: RoutersTable;
 }
 
 type Row = Selectable<IdentitiesTable>;
@@ -192,6 +197,24 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
       return { items: rows as IdentityTypeRow[], total };
     },
 
+    async listRoleAttributes(plan: ListPlan): Promise<{ items: string[]; total: number }> {
+      const attributes = db.selectFrom('identities').select(sql<string>`unnest(role_attributes)`.as('id')).distinct().as('attributes');
+      const { rows, total } = await runList(db.selectFrom(attributes), plan, (qb) => qb.select('id'));
+      return { items: (rows as { id: string }[]).map((r) => r.id), total };
+    },
+
+    async matchIds(cond: Expression<SqlBool>): Promise<string[]> {
+      const rows = await db.selectFrom('identities').select('id').where(cond).orderBy('id').execute();
+      return rows.map((r) => r.id);
+    },
+
+    async setTrace(id: string, trace: { traceId: string; until: Date; channels: string[] } | null): Promise<void> {
+      const r = await db.updateTable('identities')
+        .set({ trace_id: trace?.traceId ?? null, trace_until: trace?.until ?? null, trace_channels: trace?.channels ?? [] })
+        .where('id', '=', id).executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) throw notFound('identity', id);
+    },
+
     async getType(id: string): Promise<IdentityTypeRow> {
       const row = await db.selectFrom('identity_types').selectAll().where('id', '=', id).executeTakeFirst();
       if (!row) throw notFound('identity type', id);
@@ -225,6 +248,21 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
     async delete(id: string): Promise<boolean> {
       const r = await db.deleteFrom('identities').where('id', '=', id).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
+    },
+
+    async countByAuthPolicy(authPolicyId: string): Promise<number> {
+      const row = await db.selectFrom('identities').select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('auth_policy_id', '=', authPolicyId).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** Disables (until: null means until enabled) or, with `disabled` false, enables an identity. */
+    async setDisabled(id: string, disabled: boolean, until: Date | null): Promise<Identity> {
+      const row = await db.updateTable('identities')
+        .set({ disabled, disabled_at: disabled ? sql<Date>`now()` : null, disabled_until: disabled ? until : null, updated_at: sql<Date>`now()` })
+        .where('id', '=', id).returningAll().executeTakeFirst();
+      if (!row) throw notFound('identity', id);
+      return toDomain(row);
     },
   };
 }

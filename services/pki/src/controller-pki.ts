@@ -11,7 +11,7 @@ import {
   type IssuedCertificate,
 } from './domain/certificates.js';
 import { caCerts, serverCertificateIssue, serverTls, type CaCerts, type ControllerChain, type ServerTls } from './domain/controller-chain.js';
-import { decryptKey, encryptKey, KeyDecryptionError } from './domain/key-encryption.js';
+import { decryptKey, encryptKey, KeyDecryptionError } from '@edge/key-encryption';
 import { importPrivateKeyPem } from './domain/keys.js';
 import type { SubjectAltNames } from './domain/server-hosts.js';
 import type { PkiStore, StoredCertificate } from './store.js';

@@ -10,7 +10,7 @@ import { createRpcServer, type RpcServer } from '@edge/rpc';
 import { createControllerPki, type ControllerPki } from './controller-pki.js';
 import { requiredServerNames } from './domain/server-hosts.js';
 import { createPkiHandlers } from './grpc.js';
-import { resolveKek } from './kek.js';
+import { resolveKek } from '@edge/key-encryption';
 import { createStore, type PkiDb } from './store.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -30,7 +30,7 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       const store = createStore(createDb<PkiDb>(conn, schema));
       const pki: ControllerPki = createControllerPki({
         store,
-        kek: await resolveKek(config, store, log),
+        kek: await resolveKek(config, (salt) => store.ensureScryptSalt(salt), log),
         names: requiredServerNames(config.http),
         lockName: `edge.pki.bootstrap:${schema}`,
         log,

@@ -9,21 +9,17 @@ import { createDb, dropSchema, openConnection, type DbConnection } from '@edge/d
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
 import { contracts, type IdentityServiceHandlers, type PolicyServiceClient, type identity } from '@edge/proto';
-import { createRpcClient, createRpcServer, type AsyncHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
+import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
 import { createPolicyService } from '../src/index.js';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
-function notUsed(): never {
-  throw new Error('not used by the policy service tests');
-}
-
 /** Identities by id, answering the lookups the policy service makes. */
 async function startFakeIdentityService(identities: Map<string, { id: string; name: string }>): Promise<{ addr: string; server: RpcServer }> {
   const full = (i: { id: string; name: string }) => ({ id: i.id, name: i.name }) as identity.Identity;
-  const handlers: AsyncHandlers<IdentityServiceHandlers> = {
+  const handlers = stubHandlers<IdentityServiceHandlers>({
     async GetIdentities(req) {
       return { identities: req.ids.filter((id) => identities.has(id)).map((id) => full(identities.get(id)!)) };
     },
@@ -32,9 +28,7 @@ async function startFakeIdentityService(identities: Map<string, { id: string; na
       const found = [...identities.values()].filter((i) => refs.has(i.id) || refs.has(i.name));
       return { identities: found.map(full), meta: { totalCount: found.length, limit: 500, offset: 0, filterableFields: [] } };
     },
-    CreateIdentity: notUsed, GetIdentity: notUsed, ListIdentityTypes: notUsed, GetIdentityType: notUsed, UpdateIdentity: notUsed,
-    DeleteIdentity: notUsed, UpdateIdentityEnvironment: notUsed, EnsureDefaultAdmin: notUsed,
-  };
+  });
   const server = createRpcServer('identity', silentLogger());
   server.add<IdentityServiceHandlers>(contracts.identity(), handlers);
   const port = await server.listen('127.0.0.1:0');

@@ -30,7 +30,7 @@ export interface IdentityAuthSummary {
 }
 
 /** One summary per requested id, in request order, from that identity's authenticators. */
-export function summarize(identityIds: string[], authenticators: Authenticator[], withApiSession: Set<string>): IdentityAuthSummary[] {
+export function summarize(identityIds: string[], authenticators: Authenticator[], withApiSession: Set<string>, withVerifiedMfa: Set<string>): IdentityAuthSummary[] {
   return identityIds.map((identityId) => {
     const own = authenticators.filter((a) => a.identityId === identityId);
     const updb = own.find((a) => a.method === 'updb');
@@ -40,8 +40,7 @@ export function summarize(identityIds: string[], authenticators: Authenticator[]
       updb: updb ? { id: updb.id, username: updb.username ?? '' } : undefined,
       cert: cert ? { id: cert.id, fingerprint: cert.fingerprint ?? '' } : undefined,
       hasApiSession: withApiSession.has(identityId),
-      // MFA enrolment is not implemented yet
-      isMfaEnabled: false,
+      isMfaEnabled: withVerifiedMfa.has(identityId),
     };
   });
 }

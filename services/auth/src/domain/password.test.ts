@@ -25,8 +25,14 @@ describe('password', () => {
 
   it('costs about as much for an unknown user as for a wrong password', async () => {
     const stored = await hashPassword('right');
-    const wrong = Math.min(await elapsed(() => verifyPassword('wrong', stored)), await elapsed(() => verifyPassword('wrong', stored)));
-    const unknown = Math.min(await elapsed(() => verifyPassword('wrong', undefined)), await elapsed(() => verifyPassword('wrong', undefined)));
+    // the fastest of several runs, so a busy machine (tests run in parallel) does not decide it
+    const fastest = async (fn: () => Promise<unknown>) => {
+      let best = Infinity;
+      for (let i = 0; i < 5; i++) best = Math.min(best, await elapsed(fn));
+      return best;
+    };
+    const wrong = await fastest(() => verifyPassword('wrong', stored));
+    const unknown = await fastest(() => verifyPassword('wrong', undefined));
     // the unknown path runs one full scrypt too, not a shortcut
     expect(unknown).toBeGreaterThan(wrong * 0.5);
   });

@@ -1,7 +1,8 @@
 /**
  * Resolves `zt-session` tokens to principals through the auth service, caching answers for a
  * few seconds. Cached entries are dropped as soon as an event says the API session or its
- * identity changed, so a logout or a demotion is not served from cache.
+ * identity changed (logout, MFA completed or removed, demotion, disabling), so none of these is
+ * served from cache.
  */
 import { createHash } from 'node:crypto';
 import type { Bus, Subscription } from '@edge/bus';
@@ -43,7 +44,8 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 5_000) {
     },
     async start() {
       subs.push(
-        await bus.subscribe<{ id: string }>('edge.auth.api-session.deleted', async (m) => dropWhere((p) => p.apiSession?.id === m.data.id)),
+        await bus.subscribe<{ id: string }>('edge.auth.api-session.*', async (m) => dropWhere((p) => p.apiSession?.id === m.data.id)),
+        await bus.subscribe<{ identityId: string }>('edge.auth.mfa.*', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.identityId)),
         await bus.subscribe<{ id: string }>('edge.identity.identity.*', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.id)),
       );
     },

@@ -79,14 +79,6 @@ export function validateIdentityInput(input: IdentityInput): void {
   for (const [svc, c] of Object.entries(input.serviceHostingCosts)) {
     if (!Number.isInteger(c) || c < 0 || c > 65535) throw fieldError(`serviceHostingCosts.${svc}`, 'must be an integer from 0 to 65535', c);
   }
-  if (input.authPolicyId !== DEFAULT_AUTH_POLICY_ID) {
-    // Auth policies other than `default` arrive with the auth-policy work (issue 5); until then
-    // any other id names nothing.
-    throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', {
-      cause: { field: 'authPolicyId', reason: 'auth policy not found', value: input.authPolicyId },
-      causeMessage: `auth policy ${input.authPolicyId} not found`,
-    });
-  }
 }
 
 /** Applies an update mask: the fields named take the new values, the rest stay. */
@@ -112,4 +104,40 @@ export function checkDeletable(identity: Identity): void {
   if (identity.isDefaultAdmin) {
     throw new ZitiError('ENTITY_CAN_NOT_BE_DELETED', { causeMessage: 'the default admin identity cannot be deleted' });
   }
+}
+
+/**
+ * Disabled now: by an admin or a lockout, and not past `disabledUntil` (a lockout ends by
+ * itself when its time is up; no sweep has to re-enable the identity).
+ */
+export function isDisabled(i: Pick<Identity, 'disabled' | 'disabledUntil'>, now = new Date()): boolean {
+  return i.disabled && (i.disabledUntil === null || i.disabledUntil.getTime() > now.getTime());
+}
+
+/** When a disable of `durationMinutes` (0: until enabled) that starts `now` ends; null: never. */
+export function disabledUntil(durationMinutes: number, now = new Date()): Date | null {
+  return durationMinutes > 0 ? new Date(now.getTime() + durationMinutes * 60_000) : null;
+}
+
+/** An authPolicyId other than `default` must name a policy the auth service knows. */
+export function needsAuthPolicyCheck(input: Pick<IdentityInput, 'authPolicyId'>): boolean {
+  return input.authPolicyId !== DEFAULT_AUTH_POLICY_ID;
+}
+
+/** The error for an authPolicyId that names no auth policy. */
+export function authPolicyNotFound(authPolicyId: string): ZitiError {
+  return new ZitiError('REFERENCED_ENTITY_NOT_FOUND', {
+    cause: { field: 'authPolicyId', reason: 'auth policy not found', value: authPolicyId },
+    causeMessage: `auth policy ${authPolicyId} not found`,
+  });
+}
+
+/** Longest a trace may run, so a forgotten one ends by itself. */
+export const MAX_TRACE_MS = 24 * 60 * 60 * 1000;
+
+/** The trace an update asks for: on until now + duration with the given or a new id, or off. */
+export function traceFor(enabled: boolean, durationMs: number, traceId: string, newTraceId: () => string, now = new Date()) {
+  if (!enabled) return null;
+  if (durationMs <= 0 || durationMs > MAX_TRACE_MS) throw fieldError('duration', 'must be a duration from 1ms to 24h', durationMs);
+  return { traceId: traceId || newTraceId(), until: new Date(now.getTime() + durationMs) };
 }

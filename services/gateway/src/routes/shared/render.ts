@@ -21,7 +21,10 @@ export function renderApiSession(s: auth.ApiSession__Output, token: string) {
     updatedAt: s.updatedAt,
     _links: selfLink('api-sessions', s.id),
     tags: parse(s.tagsJson),
-    authQueries: [],
+    authQueries: s.authQueries.map((q) => ({
+      typeId: q.typeId, provider: q.provider, format: q.format, httpMethod: q.httpMethod, httpUrl: q.httpUrl,
+      minLength: q.minLength, maxLength: q.maxLength,
+    })),
     authenticatorId: s.authenticatorId,
     cachedLastActivityAt: s.lastActivityAt,
     cachedUpdatedAt: s.updatedAt,

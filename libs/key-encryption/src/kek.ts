@@ -1,28 +1,33 @@
 /**
- * Where the key-encryption key (KEK) of the controller's private keys comes from:
- * EDGE_KEY_ENCRYPTION_KEY when configured, else a random key file in the data directory.
+ * Where the key-encryption key (KEK) of secrets at rest comes from: EDGE_KEY_ENCRYPTION_KEY
+ * when configured, else a random key file in the data directory.
  */
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '@edge/config';
 import type { Logger } from '@edge/logging';
-import { keyFromConfigured, newSalt, parseRawKey } from './domain/key-encryption.js';
-import type { PkiStore } from './store.js';
+import { keyFromConfigured, newSalt, parseRawKey } from './key-encryption.js';
 
 /** The file holding the generated KEK when none is configured. */
 export const KEY_FILE = 'pki.key';
 
 /**
- * Resolves the KEK. A passphrase is stretched with scrypt and the installation's salt from the
- * schema; without configuration the key file is used (created at first start). Replicas that
- * do not share a data directory must therefore be given EDGE_KEY_ENCRYPTION_KEY.
+ * Stores `candidate` as the installation's scrypt salt unless one is stored already, and returns
+ * the stored one (each service keeps it in its own schema).
  */
-export async function resolveKek(config: Config, store: PkiStore, log: Logger): Promise<Buffer> {
+export type EnsureSalt = (candidate: Buffer) => Promise<Buffer>;
+
+/**
+ * Resolves the KEK. A passphrase is stretched with scrypt and the installation's salt from the
+ * caller's schema; without configuration the key file is used (created at first start).
+ * Replicas that do not share a data directory must therefore be given EDGE_KEY_ENCRYPTION_KEY.
+ */
+export async function resolveKek(config: Pick<Config, 'keyEncryptionKey' | 'dataDir'>, ensureSalt: EnsureSalt, log: Logger): Promise<Buffer> {
   const configured = config.keyEncryptionKey;
   if (configured) {
     if (parseRawKey(configured)) return keyFromConfigured(configured, Buffer.alloc(0));
-    return keyFromConfigured(configured, await store.ensureScryptSalt(newSalt()));
+    return keyFromConfigured(configured, await ensureSalt(newSalt()));
   }
   return loadOrCreateKeyFile(config.dataDir, log);
 }

@@ -1,6 +1,7 @@
 /**
- * Private keys at rest: AES-256-GCM under a 32-byte key-encryption key (KEK), bound to what
- * the key belongs to, so a ciphertext copied onto another row does not decrypt.
+ * Secrets at rest (private keys, TOTP secrets): AES-256-GCM under a 32-byte key-encryption key
+ * (KEK), bound to what the secret belongs to, so a ciphertext copied onto another row does not
+ * decrypt.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto';
 

@@ -1,0 +1,94 @@
+/**
+ * Auth policy rules (as controller/model/auth_policy_manager.go and the updb auth module):
+ * which primary methods an identity may use, when consecutive wrong passwords lock it, and
+ * whether a login must complete TOTP.
+ */
+import { ZitiError, fieldError } from '@edge/errors';
+
+/** The policy every identity has unless it names another; it cannot be deleted. */
+export const DEFAULT_AUTH_POLICY_ID = 'default';
+/** The shortest password a policy may allow (OpenZiti's minimum as well). */
+export const MIN_PASSWORD_LENGTH = 5;
+const MAX_PASSWORD_LENGTH = 100;
+
+/** The writable fields of an auth policy, shaped as the specs' authPolicyCreate. */
+export interface AuthPolicyInput {
+  name: string;
+  primary: {
+    cert: { allowed: boolean; allowExpiredCerts: boolean };
+    extJwt: { allowed: boolean; allowedSigners: string[] };
+    updb: {
+      allowed: boolean;
+      minPasswordLength: number;
+      requireMixedCase: boolean;
+      requireNumberChar: boolean;
+      requireSpecialChar: boolean;
+      /** Consecutive wrong passwords that lock the identity; 0: unlimited. */
+      maxAttempts: number;
+      /** How long a lockout lasts; 0: until an admin enables the identity. */
+      lockoutDurationMinutes: number;
+    };
+  };
+  secondary: { requireTotp: boolean; requireExtJwtSigner: string | null };
+  tags: Record<string, unknown>;
+}
+
+/** A stored auth policy. */
+export interface AuthPolicy extends AuthPolicyInput {
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A primary authentication method as `POST /authenticate?method=` names it. */
+export type PrimaryMethod = 'password' | 'cert' | 'ext-jwt';
+
+/** Validates what the HTTP schema cannot know; throws the first breach. */
+export function validateAuthPolicy(p: AuthPolicyInput): void {
+  if (!p.name.trim()) throw fieldError('name', 'must not be empty', p.name);
+  const { minPasswordLength } = p.primary.updb;
+  if (minPasswordLength < MIN_PASSWORD_LENGTH || minPasswordLength > MAX_PASSWORD_LENGTH) {
+    throw fieldError('primary.updb.minPasswordLength', `must be from ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH}`, minPasswordLength);
+  }
+  // External JWT signers do not exist in this controller yet, so any named one is unknown.
+  const signer = p.primary.extJwt.allowedSigners[0] ?? p.secondary.requireExtJwtSigner;
+  if (signer) {
+    const field = p.primary.extJwt.allowedSigners.length > 0 ? 'primary.extJwt.allowedSigners' : 'secondary.requireExtJwtSigner';
+    throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', {
+      cause: { field, reason: 'external JWT signer not found', value: signer },
+      causeMessage: `external JWT signer ${signer} not found`,
+    });
+  }
+}
+
+/** The default policy is permanent (OpenZiti refuses to delete it too). */
+export function checkDeletable(id: string, identitiesUsing: number): void {
+  if (id === DEFAULT_AUTH_POLICY_ID) {
+    throw new ZitiError('ENTITY_CAN_NOT_BE_DELETED', { causeMessage: 'the default auth policy cannot be deleted' });
+  }
+  if (identitiesUsing > 0) {
+    throw new ZitiError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
+      causeMessage: `auth policy ${id} is used by ${identitiesUsing} identit${identitiesUsing === 1 ? 'y' : 'ies'}`,
+    });
+  }
+}
+
+/** True when the policy lets an identity authenticate with `method`. */
+export function allowsMethod(p: AuthPolicy, method: PrimaryMethod): boolean {
+  switch (method) {
+    case 'password': return p.primary.updb.allowed;
+    case 'cert': return p.primary.cert.allowed;
+    case 'ext-jwt': return p.primary.extJwt.allowed;
+  }
+}
+
+/** The lockout `failures` consecutive wrong passwords earn, in minutes (0: until enabled); undefined: none yet. */
+export function lockoutFor(p: AuthPolicy, failures: number): number | undefined {
+  const { maxAttempts, lockoutDurationMinutes } = p.primary.updb;
+  return maxAttempts > 0 && failures >= maxAttempts ? lockoutDurationMinutes : undefined;
+}
+
+/** True when a login under this policy must complete MFA, enrolled or not. */
+export function requiresTotp(p: AuthPolicy): boolean {
+  return p.secondary.requireTotp;
+}

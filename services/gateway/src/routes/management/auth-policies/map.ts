@@ -1,0 +1,53 @@
+/**
+ * HTTP ↔ auth policy proto messages.
+ */
+import { selfLink } from '@edge/envelope';
+import type { auth } from '@edge/proto';
+import type { AuthPolicyCreate, AuthPolicyPatch } from './schemas.js';
+
+/** The AuthPolicyFields of a create or replace body. */
+export function toFields(b: AuthPolicyCreate): auth.AuthPolicyFields {
+  return {
+    name: b.name,
+    cert: b.primary.cert,
+    extJwt: b.primary.extJwt,
+    updb: b.primary.updb,
+    secondary: { requireTotp: b.secondary.requireTotp, requireExtJwtSigner: b.secondary.requireExtJwtSigner ?? undefined },
+    tagsJson: JSON.stringify(b.tags ?? {}),
+  };
+}
+
+/** Keeps the fields of `patch` that are present and not null, over `base`. */
+function merge<T extends object>(base: T, patch: { [K in keyof T]?: T[K] | null } | null | undefined): T {
+  const out = { ...base };
+  for (const [k, v] of Object.entries(patch ?? {})) if (v !== null && v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+/** The fields after a PATCH: the stored ones with the present, non-null fields of the body. */
+export function patchedFields(current: auth.AuthPolicyFields__Output, b: AuthPolicyPatch): auth.AuthPolicyFields {
+  const secondary = merge(current.secondary!, b.secondary);
+  return {
+    name: b.name ?? current.name,
+    cert: merge(current.cert!, b.primary?.cert),
+    extJwt: merge(current.extJwt!, b.primary?.extJwt),
+    updb: merge(current.updb!, b.primary?.updb),
+    secondary: { requireTotp: secondary.requireTotp, requireExtJwtSigner: secondary.requireExtJwtSigner || undefined },
+    tagsJson: b.tags ? JSON.stringify(b.tags) : current.tagsJson,
+  };
+}
+
+/** `authPolicyDetail`. */
+export function renderAuthPolicy(p: auth.AuthPolicy__Output) {
+  const f = p.fields!;
+  return {
+    id: p.id,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+    _links: selfLink('auth-policies', p.id),
+    tags: JSON.parse(f.tagsJson || '{}') as Record<string, unknown>,
+    name: f.name,
+    primary: { cert: f.cert, extJwt: f.extJwt, updb: f.updb },
+    secondary: { requireTotp: f.secondary!.requireTotp, requireExtJwtSigner: f.secondary!.requireExtJwtSigner ?? null },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * HTTP bodies → router proto messages, and router messages → `edgeRouterDetail`/`routerDetail`.
+ */
+import { selfLink } from '@edge/envelope';
+import type { identity } from '@edge/proto';
+import type { RouterBody } from './schemas.js';
+
+/** Every writable field, in the names the identity service's update mask uses. */
+export const ALL_EDGE_FIELDS = ['name', 'roleAttributes', 'tags', 'appData', 'cost', 'noTraversal', 'disabled', 'isTunnelerEnabled', 'ctrlChanListeners'];
+export const ALL_TRANSIT_FIELDS = ['name', 'tags', 'cost', 'noTraversal', 'disabled', 'ctrlChanListeners'];
+
+/** The RouterFields of a create, replace or patch body. */
+export function toRouterFields(b: RouterBody): identity.RouterFields {
+  return {
+    name: b.name ?? '',
+    roleAttributes: b.roleAttributes ?? [],
+    tagsJson: JSON.stringify(b.tags ?? {}),
+    appDataJson: JSON.stringify(b.appData ?? {}),
+    cost: b.cost ?? 0,
+    noTraversal: b.noTraversal ?? false,
+    disabled: b.disabled ?? false,
+    isTunnelerEnabled: b.isTunnelerEnabled ?? false,
+    ctrlChanListenersJson: JSON.stringify(b.ctrlChanListeners ?? {}),
+  };
+}
+
+/** The fields a PATCH changes: those present in the body (a null name leaves it). */
+export function routerPatchMask(body: Record<string, unknown>, all: string[]): string[] {
+  return all.filter((f) => f in body && !(body[f] === null && f === 'name'));
+}
+
+const json = (text: string) => JSON.parse(text || '{}') as Record<string, unknown>;
+
+/** Fields shared by `routerDetail` and `edgeRouterDetail`. */
+function common(r: identity.Router__Output, collection: string) {
+  return {
+    id: r.id,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    tags: json(r.tagsJson),
+    name: r.name,
+    cost: r.cost,
+    noTraversal: r.noTraversal,
+    disabled: r.disabled,
+    isOnline: false,
+    isVerified: r.isVerified,
+    fingerprint: r.fingerprint ?? '',
+    unverifiedCertPem: r.unverifiedCertPem ?? null,
+    unverifiedFingerprint: r.unverifiedFingerprint ?? null,
+    ctrlChanListeners: json(r.ctrlChanListenersJson),
+    configs: [] as string[],
+    interfaces: [] as unknown[],
+    enrollmentCreatedAt: null,
+    enrollmentExpiresAt: null,
+    enrollmentJwt: null,
+    enrollmentToken: null,
+    _links: selfLink(collection, r.id),
+  };
+}
+
+/** `routerDetail` of a transit router. */
+export function renderTransitRouter(r: identity.Router__Output) {
+  return common(r, 'transit-routers');
+}
+
+/**
+ * `edgeRouterDetail`. The spec also requires the version fields at the top level; a router
+ * that has never connected reports them empty.
+ */
+export function renderEdgeRouter(r: identity.Router__Output) {
+  const base = common(r, 'edge-routers');
+  const nested = (name: string) => ({ href: `./edge-routers/${r.id}/${name}` });
+  return {
+    ...base,
+    _links: { ...base._links, 'edge-router-policies': nested('edge-router-policies'), 'service-edge-router-policies': nested('service-edge-router-policies') },
+    appData: json(r.appDataJson),
+    roleAttributes: r.roleAttributes,
+    isTunnelerEnabled: r.isTunnelerEnabled,
+    hostname: r.hostname,
+    supportedProtocols: json(r.supportedProtocolsJson),
+    syncStatus: 'SYNC_UNKNOWN',
+    certPem: r.certPem ?? null,
+    os: '',
+    arch: '',
+    version: '',
+    buildDate: '',
+    revision: '',
+  };
+}

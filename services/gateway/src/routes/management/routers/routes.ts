@@ -1,0 +1,76 @@
+/**
+ * Management `/edge-routers`, `/transit-routers` and `/routers` (the older name of the transit
+ * router family): list, create, detail, replace, patch, delete; `/edge-router-role-attributes`.
+ */
+import { created, empty, ok } from '@edge/envelope';
+import { parseBody } from '@edge/schemas';
+import type { Clients } from '../../../clients.js';
+import type { Router } from '../../../http/route.js';
+import { listBody, listQuery } from '../../shared/list.js';
+import { ALL_EDGE_FIELDS, ALL_TRANSIT_FIELDS, renderEdgeRouter, renderTransitRouter, routerPatchMask, toRouterFields } from './map.js';
+import { edgeRouterCreate, edgeRouterPatch, routerCreate, routerPatch } from './schemas.js';
+
+type Params = { id: string };
+
+interface Family {
+  kind: 'edge' | 'transit';
+  collection: string;
+  create: typeof edgeRouterCreate | typeof routerCreate;
+  patch: typeof edgeRouterPatch | typeof routerPatch;
+  fields: string[];
+  render: typeof renderEdgeRouter | typeof renderTransitRouter;
+}
+
+const FAMILIES: Family[] = [
+  { kind: 'edge', collection: 'edge-routers', create: edgeRouterCreate, patch: edgeRouterPatch, fields: ALL_EDGE_FIELDS, render: renderEdgeRouter },
+  { kind: 'transit', collection: 'transit-routers', create: routerCreate, patch: routerPatch, fields: ALL_TRANSIT_FIELDS, render: renderTransitRouter },
+  { kind: 'transit', collection: 'routers', create: routerCreate, patch: routerPatch, fields: ALL_TRANSIT_FIELDS, render: renderTransitRouter },
+];
+
+/** Registers the router families under the management base path. */
+export function registerRouterRoutes(route: Router, base: string, clients: Clients): void {
+  for (const f of FAMILIES) registerFamily(route, base, clients, f);
+  route('GET', `${base}/edge-router-role-attributes`, 'admin', async (req) => {
+    const page = await clients.identity.listEdgeRouterRoleAttributes({ query: listQuery(req) });
+    return { body: listBody(page.roleAttributes, page.meta) };
+  });
+}
+
+function registerFamily(route: Router, base: string, clients: Clients, f: Family): void {
+  const url = `${base}/${f.collection}`;
+  const { kind } = f;
+
+  route('GET', url, 'admin', async (req) => {
+    const page = await clients.identity.listRouters({ kind, query: listQuery(req) });
+    return { body: listBody(page.routers.map(f.render), page.meta) };
+  });
+
+  route('POST', url, 'admin', async (req) => {
+    const body = parseBody(f.create, req.body);
+    const { id } = await clients.identity.createRouter({ kind, fields: toRouterFields(body) });
+    return { status: 201, body: created(id, f.collection) };
+  });
+
+  route('GET', `${url}/:id`, 'admin', async (req) => {
+    const r = await clients.identity.getRouter({ kind, id: (req.params as Params).id });
+    return { body: ok(f.render(r)) };
+  });
+
+  route('PUT', `${url}/:id`, 'admin', async (req) => {
+    const body = parseBody(f.create, req.body);
+    await clients.identity.updateRouter({ kind, id: (req.params as Params).id, fields: toRouterFields(body), updateMask: f.fields });
+    return { body: empty() };
+  });
+
+  route('PATCH', `${url}/:id`, 'admin', async (req) => {
+    const body = parseBody(f.patch, req.body);
+    const mask = routerPatchMask(req.body as Record<string, unknown>, f.fields);
+    await clients.identity.updateRouter({ kind, id: (req.params as Params).id, fields: toRouterFields(body), updateMask: mask });
+    return { body: empty() };
+  });
+
+  route('DELETE', `${url}/:id`, 'admin', async (req) => {
+    await clients.identity.deleteRouter({ kind, id: (req.params as Params).id });
+    return { body: empty() };
+  });
+}

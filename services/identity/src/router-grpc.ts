@@ -1,0 +1,86 @@
+/**
+ * gRPC handlers for edge and transit routers, and role matching of edge routers.
+ */
+import { newId } from '@edge/ids';
+import type { AsyncHandlers } from '@edge/rpc';
+import type { IdentityServiceHandlers } from '@edge/proto';
+import { matchRolesCondition, roleAttributesPage, roleFilterCondition } from '@edge/roles';
+import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
+import { applyRouterUpdate, routerKind, validateRouterInput, type Router } from './domain/router.js';
+import type { IdentityEvents } from './events.js';
+import { routerFieldsToInput, routerToProto } from './router-map.js';
+import { ROUTER_FIELDS, ROUTER_ROLE_COLUMNS, type RouterStore, type RouterWrite } from './router-store.js';
+import type { IdentityStore } from './store.js';
+
+type Handlers = AsyncHandlers<IdentityServiceHandlers>;
+export type RouterHandlers = Pick<Handlers, 'CreateRouter' | 'GetRouter' | 'ListRouters' | 'UpdateRouter' | 'DeleteRouter' | 'ListEdgeRouterRoleAttributes' | 'MatchEdgeRouters'>;
+
+/** Builds the router handlers; router identities are announced as identity events. */
+export function createRouterHandlers(routers: RouterStore, identities: IdentityStore, events: IdentityEvents): RouterHandlers {
+  const announce = async (w: RouterWrite, change: 'routerCreated' | 'routerUpdated' | 'routerDeleted') => {
+    await events[change](w.router);
+    if (w.identityChange === 'deleted') return events.deleted(identityOf(w.router));
+    if (w.identityChange) {
+      const identity = await identities.find(w.router.id);
+      if (identity) await events[w.identityChange](identity);
+    }
+  };
+
+  return {
+    async CreateRouter(req) {
+      const kind = routerKind(req.kind);
+      const input = routerFieldsToInput(req.fields);
+      validateRouterInput(input);
+      const written = await routers.insert(newId(), kind, input);
+      await announce(written, 'routerCreated');
+      return { id: written.router.id };
+    },
+
+    async GetRouter(req) {
+      return routerToProto(await routers.get(routerKind(req.kind), req.id));
+    },
+
+    async ListRouters(req) {
+      const kind = routerKind(req.kind);
+      const roles = kind === 'edge' ? roleFilterCondition(req.query, ROUTER_ROLE_COLUMNS) : undefined;
+      const plan = withCondition(planList(ROUTER_FIELDS, listParams(req.query)), roles);
+      const { items, total } = await routers.list(kind, plan);
+      return { routers: items.map(routerToProto), meta: listMeta(plan, total, ROUTER_FIELDS) };
+    },
+
+    async UpdateRouter(req) {
+      const kind = routerKind(req.kind);
+      const current = await routers.get(kind, req.id);
+      const next = applyRouterUpdate(current, routerFieldsToInput(req.fields), req.updateMask);
+      validateRouterInput(next);
+      await announce(await routers.update(kind, req.id, next), 'routerUpdated');
+      return {};
+    },
+
+    async DeleteRouter(req) {
+      const kind = routerKind(req.kind);
+      await routers.get(kind, req.id);
+      const gone = await routers.delete(kind, req.id);
+      if (gone) await announce(gone, 'routerDeleted');
+      return {};
+    },
+
+    async ListEdgeRouterRoleAttributes(req) {
+      return roleAttributesPage(req.query, (plan) => routers.listRoleAttributes(plan));
+    },
+
+    async MatchEdgeRouters(req) {
+      return { ids: await routers.matchIds(matchRolesCondition(req, ROUTER_ROLE_COLUMNS)) };
+    },
+  };
+}
+
+/** The identity event of a router identity that is gone (its row no longer exists to read). */
+function identityOf(r: Router) {
+  return {
+    id: r.id, name: r.name, typeId: 'Router', isAdmin: false, isDefaultAdmin: false, roleAttributes: [], tags: {}, appData: {},
+    defaultHostingCost: 0, defaultHostingPrecedence: 'default' as const, serviceHostingCosts: {}, serviceHostingPrecedences: {},
+    externalId: null, authPolicyId: 'default', permissions: [], disabled: false, disabledAt: null, disabledUntil: null,
+    envInfo: {}, sdkInfo: {}, createdAt: r.createdAt, updatedAt: r.updatedAt,
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * Every query on routers, and the row ↔ domain mapping. A tunneler-enabled edge router's
+ * identity is written in the same transaction as the router.
+ */
+import type { ColumnType, Expression, Kysely, Selectable, SqlBool, Transaction } from 'kysely';
+import { sql } from 'kysely';
+import { fieldError, notFound } from '@edge/errors';
+import { isUniqueViolation } from '@edge/db';
+import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
+import type { RoleColumns } from '@edge/roles';
+import type { Json } from './domain/identity.js';
+import { routerIdentityWanted, type Router, type RouterInput, type RouterKind } from './domain/router.js';
+import type { IdentityDb } from './store.js';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface RoutersTable {
+  id: string;
+  kind: RouterKind;
+  name: string;
+  role_attributes: string[];
+  tags: Json;
+  app_data: Json;
+  cost: number;
+  no_traversal: boolean;
+  disabled: boolean;
+  is_tunneler_enabled: boolean;
+  is_verified: ColumnType<boolean, boolean | undefined, boolean>;
+  fingerprint: string | null;
+  cert_pem: string | null;
+  unverified_fingerprint: string | null;
+  unverified_cert_pem: string | null;
+  hostname: ColumnType<string, string | undefined, string>;
+  supported_protocols: ColumnType<Json, string | undefined, string>;
+  ctrl_chan_listeners: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** What a filter on `/edge-routers` and `/transit-routers` may read. */
+export const ROUTER_FIELDS: FieldMap = {
+  ...entityFields({ named: true }),
+  roleAttributes: field.set('role_attributes'),
+  appData: field.map('app_data'),
+  cost: field.number('cost'),
+  noTraversal: field.bool('no_traversal'),
+  disabled: field.bool('disabled'),
+  isTunnelerEnabled: field.bool('is_tunneler_enabled'),
+  isVerified: field.bool('is_verified'),
+  fingerprint: field.string('fingerprint', { nullable: true }),
+  hostname: field.string('hostname'),
+};
+
+/** The columns role lists match edge routers on. */
+export const ROUTER_ROLE_COLUMNS: RoleColumns = { attributes: sql.ref('role_attributes'), id: sql.ref('id'), name: sql.ref('name') };
+
+function toDomain(r: Selectable<RoutersTable>): Router {
+  return {
+    id: r.id, kind: r.kind, name: r.name, roleAttributes: r.role_attributes, tags: r.tags, appData: r.app_data, cost: r.cost,
+    noTraversal: r.no_traversal, disabled: r.disabled, isTunnelerEnabled: r.is_tunneler_enabled, isVerified: r.is_verified,
+    fingerprint: r.fingerprint, certPem: r.cert_pem, unverifiedFingerprint: r.unverified_fingerprint, unverifiedCertPem: r.unverified_cert_pem,
+    hostname: r.hostname, supportedProtocols: r.supported_protocols, ctrlChanListeners: r.ctrl_chan_listeners,
+    createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+function toRow(i: RouterInput) {
+  return {
+    name: i.name, role_attributes: i.roleAttributes, tags: JSON.stringify(i.tags) as unknown as Json, app_data: JSON.stringify(i.appData) as unknown as Json,
+    cost: i.cost, no_traversal: i.noTraversal, disabled: i.disabled, is_tunneler_enabled: i.isTunnelerEnabled,
+    ctrl_chan_listeners: JSON.stringify(i.ctrlChanListeners) as unknown as Json,
+  };
+}
+
+function duplicateName(err: unknown, name: string): never {
+  const v = isUniqueViolation(err);
+  if (v?.constraint?.includes('name')) throw fieldError('name', `duplicate value '${name}' in unique index on routers store`, name);
+  throw err;
+}
+
+/** Keeps the router's identity in step with the router (created, renamed or removed). */
+async function syncRouterIdentity(trx: Transaction<IdentityDb>, router: Router): Promise<'created' | 'updated' | 'deleted' | undefined> {
+  const existing = await trx.selectFrom('identities').select(['id', 'name']).where('id', '=', router.id).executeTakeFirst();
+  if (routerIdentityWanted(router)) {
+    if (!existing) {
+      await trx.insertInto('identities').values({ id: router.id, name: router.name, type_id: 'Router', is_admin: false } as never).execute();
+      return 'created';
+    }
+    if (existing.name === router.name) return undefined;
+    await trx.updateTable('identities').set({ name: router.name, updated_at: sql<Date>`date_trunc('milliseconds', now())` }).where('id', '=', router.id).execute();
+    return 'updated';
+  }
+  if (!existing) return undefined;
+  await trx.deleteFrom('identities').where('id', '=', router.id).execute();
+  return 'deleted';
+}
+
+/** The outcome of a write: the router and what happened to its identity. */
+export interface RouterWrite {
+  router: Router;
+  identityChange?: 'created' | 'updated' | 'deleted';
+}
+
+/** Creates the router store over the identity service's schema. */
+export function createRouterStore(db: Kysely<IdentityDb>) {
+  return {
+    async insert(id: string, kind: RouterKind, input: RouterInput): Promise<RouterWrite> {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const row = await trx.insertInto('routers').values({ id, kind, ...toRow(input) }).returningAll().executeTakeFirstOrThrow();
+          const router = toDomain(row);
+          return { router, identityChange: await syncRouterIdentity(trx, router) };
+        });
+      } catch (err) {
+        duplicateName(err, input.name);
+      }
+    },
+
+    async get(kind: RouterKind, id: string): Promise<Router> {
+      const row = await db.selectFrom('routers').selectAll().where('id', '=', id).where('kind', '=', kind).executeTakeFirst();
+      if (!row) throw notFound(kind === 'edge' ? 'edge router' : 'transit router', id);
+      return toDomain(row);
+    },
+
+    async list(kind: RouterKind, plan: ListPlan): Promise<{ items: Router[]; total: number }> {
+      const { rows, total } = await runList(db.selectFrom('routers').where('kind', '=', kind), plan, (qb) => qb.selectAll());
+      return { items: (rows as Selectable<RoutersTable>[]).map(toDomain), total };
+    },
+
+    async update(kind: RouterKind, id: string, input: RouterInput): Promise<RouterWrite> {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const row = await trx.updateTable('routers').set({ ...toRow(input), updated_at: sql<Date>`date_trunc('milliseconds', now())` })
+            .where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
+          if (!row) throw notFound(kind === 'edge' ? 'edge router' : 'transit router', id);
+          const router = toDomain(row);
+          return { router, identityChange: await syncRouterIdentity(trx, router) };
+        });
+      } catch (err) {
+        duplicateName(err, input.name);
+      }
+    },
+
+    async delete(kind: RouterKind, id: string): Promise<RouterWrite | undefined> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx.deleteFrom('routers').where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
+        if (!row) return undefined;
+        const router = toDomain(row);
+        const gone = await trx.deleteFrom('identities').where('id', '=', id).where('type_id', '=', 'Router').executeTakeFirst();
+        return { router, identityChange: Number(gone.numDeletedRows) > 0 ? ('deleted' as const) : undefined };
+      });
+    },
+
+    async listRoleAttributes(plan: ListPlan): Promise<{ items: string[]; total: number }> {
+      const attributes = db.selectFrom('routers').where('kind', '=', 'edge').select(sql<string>`unnest(role_attributes)`.as('id')).distinct().as('attributes');
+      const { rows, total } = await runList(db.selectFrom(attributes), plan, (qb) => qb.select('id'));
+      return { items: (rows as { id: string }[]).map((r) => r.id), total };
+    },
+
+    async matchIds(cond: Expression<SqlBool>): Promise<string[]> {
+      const rows = await db.selectFrom('routers').select('id').where('kind', '=', 'edge').where(cond).orderBy('id').execute();
+      return rows.map((r) => r.id);
+    },
+  };
+}
+
+export type RouterStore = ReturnType<typeof createRouterStore>;
