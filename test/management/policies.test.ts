@@ -83,13 +83,16 @@ describe('service policies', () => {
 });
 
 describe('edge router policies and service edge router policies', () => {
-  it('round-trip every field; edge router ids are shown as their names until edge routers exist', async () => {
+  it('round-trip every field, with edge routers named and listed by the identity service', async () => {
     const identity = (await post('/identities', { name: 'erp-ident', type: 'User', isAdmin: false, roleAttributes: ['erp'] })).body.data.id;
-    const erp = (await post('/edge-router-policies', { name: 'erp', semantic: 'AnyOf', identityRoles: ['#erp'], edgeRouterRoles: ['@router-1', '#public'], tags: { a: 'b' } })).body.data.id;
+    const router = (await post('/edge-routers', { name: 'erp-router', roleAttributes: ['public'] })).body.data.id;
+    const erp = (await post('/edge-router-policies', { name: 'erp', semantic: 'AnyOf', identityRoles: ['#erp'], edgeRouterRoles: ['@erp-router', '#public'], tags: { a: 'b' } })).body.data.id;
     const d = (await get(`/edge-router-policies/${erp}`)).body.data;
-    expect(d).toMatchObject({ name: 'erp', semantic: 'AnyOf', identityRoles: ['#erp'], edgeRouterRoles: ['@router-1', '#public'], isSystem: false, tags: { a: 'b' } });
-    expect(d.edgeRouterRolesDisplay).toEqual([{ role: '@router-1', name: 'router-1' }, { role: '#public', name: '#public' }]);
+    expect(d).toMatchObject({ name: 'erp', semantic: 'AnyOf', identityRoles: ['#erp'], edgeRouterRoles: [`@${router}`, '#public'], isSystem: false, tags: { a: 'b' } });
+    expect(d.edgeRouterRolesDisplay).toEqual([{ role: `@${router}`, name: 'erp-router' }, { role: '#public', name: '#public' }]);
     expect((await get(`/edge-router-policies/${erp}/identities`)).body.data.map((x: { id: string }) => x.id)).toEqual([identity]);
+    expect((await get(`/edge-router-policies/${erp}/edge-routers`)).body.data.map((x: { id: string }) => x.id)).toEqual([router]);
+    expect((await post('/edge-router-policies', { name: 'erp-unknown', semantic: 'AllOf', edgeRouterRoles: ['@no-router'] }, 400)).body.error.cause.field).toBe('edgeRouterRoles[0]');
     await patch(`/edge-router-policies/${erp}`, { edgeRouterRoles: ['#all'] });
     expect((await get(`/edge-router-policies/${erp}`)).body.data.edgeRouterRoles).toEqual(['#all']);
     expect((await post('/edge-router-policies', { name: 'erp-bad', semantic: 'AllOf', edgeRouterRoles: ['public'] }, 400)).body.error.cause.field).toBe('edgeRouterRoles[0]');

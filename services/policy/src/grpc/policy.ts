@@ -47,8 +47,7 @@ function lookups(deps: HandlerDeps): Record<RoleField, (refs: readonly string[])
     identityRoles: (refs) => identities.resolve(refs),
     serviceRoles: (refs) => stores.services.resolveRefs(refs),
     postureCheckRoles: (refs) => stores.postureChecks.resolveRefs(refs),
-    // Edge routers do not exist yet: an `@` role names the router id as given.
-    edgeRouterRoles: async (refs) => refs.map((id) => ({ id, name: id })),
+    edgeRouterRoles: (refs) => identities.edgeRouters(refs),
   };
 }
 

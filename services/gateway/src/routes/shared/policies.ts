@@ -11,6 +11,7 @@ import type { Router } from '../../http/route.js';
 import { baseEntity, idParam, presentFields } from './entity.js';
 import { listBody, listQuery } from './list.js';
 import { renderIdentity } from './render.js';
+import { renderEdgeRouter } from '../management/routers/map.js';
 
 type Message = { id: string; createdAt: string; updatedAt: string; tagsJson: string; name: string; semantic: string } & Record<string, unknown>;
 
@@ -81,6 +82,17 @@ export function registerPolicyRoutes(route: Router, base: string, f: PolicyFamil
     await f.delete(idParam(req.params));
     return { body: empty() };
   });
+}
+
+/**
+ * The edge routers a policy's edge router roles select, listed by the identity service (which
+ * owns routers) with the roles as its role filter. A policy without such roles selects none.
+ */
+export async function listPolicyEdgeRouters(req: FastifyRequest, clients: Clients, policy: { edgeRouterRoles: string[]; semantic: string }) {
+  const query = { ...listQuery(req), roleFilter: policy.edgeRouterRoles, roleSemantic: policy.semantic };
+  if (policy.edgeRouterRoles.length === 0) query.filter = 'false';
+  const page = await clients.identity.listRouters({ kind: 'edge', query });
+  return listBody(page.routers.map(renderEdgeRouter), page.meta);
 }
 
 /**

@@ -1,12 +1,11 @@
 /**
- * Management `/edge-router-policies`: CRUD and the identities a policy selects. (Edge routers
- * do not exist yet, so `/edge-router-policies/{id}/edge-routers` is not served.)
+ * Management `/edge-router-policies`: CRUD and the identities and edge routers a policy selects.
  */
 import type { policy } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 import { idParam } from '../../shared/entity.js';
-import { listPolicyIdentities, registerPolicyRoutes } from '../../shared/policies.js';
+import { listPolicyEdgeRouters, listPolicyIdentities, registerPolicyRoutes } from '../../shared/policies.js';
 import { edgeRouterPolicyCreate, edgeRouterPolicyPatch } from './schemas.js';
 
 const FIELDS = ['name', 'semantic', 'identityRoles', 'edgeRouterRoles', 'tags'];
@@ -34,5 +33,9 @@ export function registerEdgeRouterPolicyRoutes(route: Router, base: string, clie
 
   route('GET', `${base}/edge-router-policies/:id/identities`, 'admin', async (req) => ({
     body: await listPolicyIdentities(req, clients, await p.getEdgeRouterPolicy({ id: idParam(req.params) })),
+  }));
+
+  route('GET', `${base}/edge-router-policies/:id/edge-routers`, 'admin', async (req) => ({
+    body: await listPolicyEdgeRouters(req, clients, await p.getEdgeRouterPolicy({ id: idParam(req.params) })),
   }));
 }

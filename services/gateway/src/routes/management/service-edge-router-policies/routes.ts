@@ -1,12 +1,13 @@
 /**
- * Management `/service-edge-router-policies`: CRUD and the services a policy selects.
+ * Management `/service-edge-router-policies`: CRUD and the services and edge routers a policy
+ * selects.
  */
 import type { policy } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 import { idParam } from '../../shared/entity.js';
 import { listBody, listQuery } from '../../shared/list.js';
-import { registerPolicyRoutes } from '../../shared/policies.js';
+import { listPolicyEdgeRouters, registerPolicyRoutes } from '../../shared/policies.js';
 import { renderService } from '../services/map.js';
 import { serviceEdgeRouterPolicyCreate, serviceEdgeRouterPolicyPatch } from './schemas.js';
 
@@ -37,4 +38,8 @@ export function registerServiceEdgeRouterPolicyRoutes(route: Router, base: strin
     const page = await p.listServices({ query: listQuery(req), serviceEdgeRouterPolicyId: idParam(req.params), configTypes: [] });
     return { body: listBody(page.services.map(renderService), page.meta) };
   });
+
+  route('GET', `${base}/service-edge-router-policies/:id/edge-routers`, 'admin', async (req) => ({
+    body: await listPolicyEdgeRouters(req, clients, await p.getServiceEdgeRouterPolicy({ id: idParam(req.params) })),
+  }));
 }
