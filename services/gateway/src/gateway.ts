@@ -22,6 +22,14 @@ import { registerCurrentAuthenticatorRoutes } from './routes/shared/current-auth
 import { registerIdentityActionRoutes } from './routes/management/identities/actions.js';
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
 import { registerIdentityTypeRoutes } from './routes/management/identity-types/routes.js';
+import { registerConfigTypeRoutes } from './routes/management/config-types/routes.js';
+import { registerConfigRoutes } from './routes/management/configs/routes.js';
+import { registerServiceRoutes } from './routes/management/services/routes.js';
+import { registerServicePolicyRoutes } from './routes/management/service-policies/routes.js';
+import { registerEdgeRouterPolicyRoutes } from './routes/management/edge-router-policies/routes.js';
+import { registerServiceEdgeRouterPolicyRoutes } from './routes/management/service-edge-router-policies/routes.js';
+import { registerPostureCheckRoutes } from './routes/management/posture-checks/routes.js';
+import { registerClientServiceRoutes } from './routes/client/services/routes.js';
 import { registerRoleAttributeRoutes } from './routes/management/role-attributes/routes.js';
 import { registerRouterRoutes } from './routes/management/routers/routes.js';
 
@@ -77,6 +85,14 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerRevocationRoutes(route, MANAGEMENT_BASE, clients);
   registerClientExtJwtSignerRoutes(route, CLIENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
+  registerConfigTypeRoutes(route, MANAGEMENT_BASE, clients);
+  registerConfigRoutes(route, MANAGEMENT_BASE, clients);
+  registerServiceRoutes(route, MANAGEMENT_BASE, clients);
+  registerServicePolicyRoutes(route, MANAGEMENT_BASE, clients);
+  registerEdgeRouterPolicyRoutes(route, MANAGEMENT_BASE, clients);
+  registerServiceEdgeRouterPolicyRoutes(route, MANAGEMENT_BASE, clients);
+  registerPostureCheckRoutes(route, MANAGEMENT_BASE, clients);
+  registerClientServiceRoutes(route, CLIENT_BASE, clients);
   registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);
 }

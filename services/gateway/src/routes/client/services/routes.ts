@@ -1,0 +1,36 @@
+/**
+ * Client `/services`: the services the caller may dial or bind. The gateway reads the caller's
+ * role attributes from the identity service (their owner) and asks the policy service to
+ * evaluate its policies for them; the configs of the types the API session asked for at login
+ * and of the `configTypes` parameter come with each service.
+ */
+import { ok } from '@edge/envelope';
+import type { Clients } from '../../../clients.js';
+import type { Principal } from '../../../http/session-cache.js';
+import type { Router } from '../../../http/route.js';
+import { idParam } from '../../shared/entity.js';
+import { listBody, listQuery } from '../../shared/list.js';
+import { configTypesParam, renderService } from '../../management/services/map.js';
+
+/** Who is asking, as the policy service evaluates it. */
+async function caller(clients: Clients, principal: Principal | undefined, configTypes: string[]) {
+  const session = principal!.apiSession!;
+  const identity = await clients.identity.getIdentity({ id: session.identityId });
+  return { identityId: identity.id, roleAttributes: identity.roleAttributes, configTypes: [...new Set([...session.configTypes, ...configTypes])] };
+}
+
+export function registerClientServiceRoutes(route: Router, base: string, clients: Clients): void {
+  const url = `${base}/services`;
+
+  route('GET', url, 'session', async (req, principal) => {
+    const who = await caller(clients, principal, configTypesParam(req));
+    const page = await clients.policy.listServicesForIdentity({ ...who, query: listQuery(req) });
+    return { body: listBody(page.services.map(renderService), page.meta) };
+  });
+
+  route('GET', `${url}/:id`, 'session', async (req, principal) => {
+    const who = await caller(clients, principal, configTypesParam(req));
+    const service = await clients.policy.getServiceForIdentity({ ...who, serviceId: idParam(req.params) });
+    return { body: ok(renderService(service)) };
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * The hot path: the services an identity may dial or bind, with permissions, posture queries
+ * and the configs of the requested types.
+ */
+import { notFound } from '@edge/errors';
+import { listMeta, listParams, planList } from '@edge/zitiql';
+import type { policy as pb } from '@edge/proto';
+import { postureQueries, type GrantingPolicy } from '../domain/evaluation.js';
+import type { Caller, GrantedService } from '../store/evaluation.js';
+import { SERVICE_FIELDS } from '../store/service.js';
+import type { HandlerDeps } from './common.js';
+import { serviceToProto } from './service.js';
+
+/**
+ * Where identity-specific config overrides (an identity's own config for a service and type,
+ * owned by the identity service) will be applied on top of the service's configs. Until they
+ * exist, the service's configs are the answer.
+ */
+export type ConfigOverrides = (identityId: string, configs: Map<string, Record<string, unknown>>) => Promise<Map<string, Record<string, unknown>>>;
+
+const noOverrides: ConfigOverrides = async (_identityId, configs) => configs;
+
+export function createEvaluationHandlers(deps: HandlerDeps, overrides: ConfigOverrides = noOverrides) {
+  const { stores } = deps;
+
+  /** The granting policies of a page, each with the posture checks its roles select. */
+  const grantingPolicies = async (granted: GrantedService[]): Promise<Map<string, GrantingPolicy>> => {
+    const ids = [...new Set(granted.flatMap((g) => g.policyIds))];
+    const out = new Map<string, GrantingPolicy>();
+    for (const p of await stores.evaluation.policies(ids)) {
+      const roles = { all: p.posture_check_all, attrs: p.posture_check_attrs, ids: p.posture_check_ids };
+      const empty = !roles.all && roles.attrs.length === 0 && roles.ids.length === 0;
+      const checks = empty ? [] : await stores.postureChecks.matching(roles, p.semantic);
+      out.set(p.id, { id: p.id, type: p.type as GrantingPolicy['type'], checks });
+    }
+    return out;
+  };
+
+  /** Renders a page of granted services for an identity. */
+  const render = async (caller: Caller, granted: GrantedService[], configTypes: readonly string[]): Promise<pb.Service[]> => {
+    const types = await stores.configTypes.findByIdOrName(configTypes);
+    const configs = await overrides(caller.identityId, await stores.services.configData(granted.map((g) => g.service.id), types.map((t) => t.id)));
+    const policies = await grantingPolicies(granted);
+    return granted.map((g) => serviceToProto(g.service, {
+      permissions: g.permissions,
+      postureQueriesJson: JSON.stringify(postureQueries(g.policyIds.map((id) => policies.get(id)!).filter(Boolean))),
+      configJson: JSON.stringify(configs.get(g.service.id) ?? {}),
+    }));
+  };
+
+  return {
+    async ListServicesForIdentity(req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> {
+      const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
+      const plan = planList(SERVICE_FIELDS, listParams(req.query));
+      const { items, total } = await stores.evaluation.list(caller, plan);
+      return { services: await render(caller, items, req.configTypes), meta: listMeta(plan, total, SERVICE_FIELDS) };
+    },
+    async GetServiceForIdentity(req: pb.GetServiceForIdentityRequest__Output): Promise<pb.Service> {
+      const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
+      const granted = await stores.evaluation.get(caller, req.serviceId);
+      // A service the identity may not use does not exist for it (OpenZiti answers 404).
+      if (!granted) throw notFound('service', req.serviceId);
+      return (await render(caller, [granted], req.configTypes))[0]!;
+    },
+  };
+}

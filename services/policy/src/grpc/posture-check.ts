@@ -1,0 +1,91 @@
+/**
+ * Handlers of posture checks and posture check types.
+ */
+import { newId } from '@edge/ids';
+import { listMeta, listParams, planList } from '@edge/zitiql';
+import type { policy as pb } from '@edge/proto';
+import { applyMask, parseJsonObject } from '../domain/entity.js';
+import {
+  checkTypeUnchanged, mergeData, normalizeData, splitMask, parsePostureCheckType, POSTURE_CHECK_KEYS, validatePostureCheck,
+  type PostureCheck, type PostureCheckInput,
+} from '../domain/posture-check.js';
+import { splitRoles } from '../domain/roles.js';
+import { ROLE_ATTRIBUTE_FIELDS } from '../store/service.js';
+import { POSTURE_CHECK_FIELDS, POSTURE_CHECK_TYPE_FIELDS, type PostureCheckTypeRow } from '../store/posture-check.js';
+import { storedToProto, type HandlerDeps } from './common.js';
+
+export function postureCheckToProto(c: PostureCheck): pb.PostureCheck {
+  return { ...storedToProto(c), name: c.name, typeId: c.typeId, roleAttributes: c.roleAttributes, version: c.version, dataJson: JSON.stringify(c.data) };
+}
+
+function postureCheckTypeToProto(t: PostureCheckTypeRow): pb.PostureCheckType {
+  return {
+    id: t.id, name: t.name, operatingSystemsJson: JSON.stringify(t.operating_systems), version: '1', tagsJson: JSON.stringify(t.tags),
+    createdAt: t.created_at.toISOString(), updatedAt: t.updated_at.toISOString(),
+  };
+}
+
+function input(f: pb.PostureCheckFields__Output | null): PostureCheckInput {
+  const typeId = parsePostureCheckType(f?.typeId ?? '');
+  return {
+    name: f?.name ?? '', typeId, roleAttributes: f?.roleAttributes ?? [],
+    data: parseJsonObject('data', f?.dataJson), tags: parseJsonObject('tags', f?.tagsJson),
+  };
+}
+
+export function createPostureCheckHandlers(deps: HandlerDeps) {
+  const { stores, events } = deps;
+  return {
+    async ListPostureChecks(req: pb.ListPostureChecksRequest__Output): Promise<pb.ListPostureChecksResponse> {
+      let scope: { ids: string[] } | undefined;
+      if (req.servicePolicyId !== undefined) {
+        const p = await stores.servicePolicies.get(req.servicePolicyId);
+        scope = { ids: (await stores.postureChecks.matching(splitRoles(p.roles.postureCheckRoles ?? []), p.semantic)).map((c) => c.id) };
+      }
+      const plan = planList(POSTURE_CHECK_FIELDS, listParams(req.query));
+      const { items, total } = await stores.postureChecks.list(plan, scope);
+      return { postureChecks: items.map(postureCheckToProto), meta: listMeta(plan, total, POSTURE_CHECK_FIELDS) };
+    },
+    async GetPostureCheck(req: pb.IdRequest__Output): Promise<pb.PostureCheck> {
+      return postureCheckToProto(await stores.postureChecks.get(req.id));
+    },
+    async CreatePostureCheck(req: pb.CreatePostureCheckRequest__Output): Promise<pb.CreatedResponse> {
+      const given = input(req.fields);
+      const next = { ...given, data: normalizeData(given.typeId, given.data) };
+      validatePostureCheck(next);
+      const created = await stores.postureChecks.insert(newId(), next);
+      await events.publish('posture-check', 'created', { id: created.id, name: created.name });
+      return { id: created.id };
+    },
+    async UpdatePostureCheck(req: pb.UpdatePostureCheckRequest__Output): Promise<pb.Empty> {
+      const current = await stores.postureChecks.get(req.id);
+      const given = input(req.fields);
+      checkTypeUnchanged(current, given);
+      const { entityMask, dataFields } = splitMask(current.typeId, req.updateMask);
+      const next = applyMask(current, given, entityMask, POSTURE_CHECK_KEYS);
+      next.data = normalizeData(current.typeId, mergeData(current.data, given.data, dataFields));
+      validatePostureCheck(next);
+      const updated = await stores.postureChecks.update(req.id, next);
+      await events.publish('posture-check', 'updated', { id: updated.id, name: updated.name });
+      return {};
+    },
+    async DeletePostureCheck(req: pb.IdRequest__Output): Promise<pb.Empty> {
+      const current = await stores.postureChecks.get(req.id);
+      if (await stores.postureChecks.delete(req.id)) await events.publish('posture-check', 'deleted', { id: current.id, name: current.name });
+      return {};
+    },
+    async ListPostureCheckTypes(req: pb.ListPostureCheckTypesRequest__Output): Promise<pb.ListPostureCheckTypesResponse> {
+      const plan = planList(POSTURE_CHECK_TYPE_FIELDS, listParams(req.query));
+      const { items, total } = await stores.postureChecks.listTypes(plan);
+      return { postureCheckTypes: items.map(postureCheckTypeToProto), meta: listMeta(plan, total, POSTURE_CHECK_TYPE_FIELDS) };
+    },
+    async GetPostureCheckType(req: pb.IdRequest__Output): Promise<pb.PostureCheckType> {
+      return postureCheckTypeToProto(await stores.postureChecks.getType(req.id));
+    },
+    async ListPostureCheckRoleAttributes(req: pb.ListRoleAttributesRequest__Output): Promise<pb.ListRoleAttributesResponse> {
+      const plan = planList(ROLE_ATTRIBUTE_FIELDS, listParams(req.query), { defaultSort: 'id' });
+      const { items, total } = await stores.postureChecks.listRoleAttributes(plan);
+      return { attributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The hot path: which services an identity may dial or bind, in one SQL statement over the
+ * role arrays. The service policies selecting the identity are found first (a scan of at most
+ * a few hundred rows); their service roles are then joined to services through four indexable
+ * branches (#all, @id by primary key, AllOf by GIN containment, AnyOf by GIN overlap), so the
+ * cost follows the number of grants, not the number of services times policies.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { runList, type ListPlan } from '@edge/zitiql';
+import type { Service } from '../domain/service.js';
+import { selects } from './policy.js';
+import type { PolicyKysely } from './db.js';
+import { createServiceStore } from './service.js';
+
+/** Who is asking: the identity's id and its role attributes (owned by the identity service). */
+export interface Caller {
+  identityId: string;
+  roleAttributes: string[];
+}
+
+/** A service as an identity sees it: the types it is granted and the policies granting them. */
+export interface GrantedService {
+  service: Service;
+  permissions: Array<'Dial' | 'Bind'>;
+  policyIds: string[];
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+/**
+ * A query with the CTE `grants (service_id, permissions, policy_ids)`: every service the caller
+ * is granted, the policy types granting it and the policies. Built with the query builder so
+ * every table is read from the service's own schema.
+ */
+function withGrants(db: PolicyKysely, caller: Caller) {
+  const branch = (d: Any, join: RawBuilder<unknown>, where?: RawBuilder<unknown>) => {
+    let q = d.selectFrom('m').innerJoin('services as s', (j: Any) => j.on(join)).select(['s.id as service_id', 'm.type as type', 'm.id as policy_id']);
+    if (where) q = q.where(where);
+    return q;
+  };
+  return (db as Any)
+    .with('m', (d: Any) => d.selectFrom('service_policies as p')
+      .select(['p.id', 'p.type', 'p.semantic', 'p.service_all', 'p.service_ids', 'p.service_attrs'])
+      .where(selects('identity', sql`${caller.identityId}::text`, sql`${caller.roleAttributes}::text[]`)))
+    .with('g', (d: Any) => branch(d, sql`m.service_all`)
+      .unionAll(branch(d, sql`s.id = any(m.service_ids)`))
+      .unionAll(branch(d, sql`s.role_attributes @> m.service_attrs`, sql`m.semantic = 'AllOf' and cardinality(m.service_attrs) > 0`))
+      .unionAll(branch(d, sql`s.role_attributes && m.service_attrs`, sql`m.semantic = 'AnyOf'`)))
+    .with('grants', (d: Any) => d.selectFrom('g')
+      .select(['g.service_id', sql`array_agg(distinct g.type order by g.type)`.as('permissions'), sql`array_agg(distinct g.policy_id)`.as('policy_ids')])
+      .groupBy('g.service_id')) as Kysely<Any>;
+}
+
+type GrantRow = { id: string; permissions: string[]; policy_ids: string[] };
+
+export function createEvaluationStore(db: PolicyKysely) {
+  const services = createServiceStore(db);
+
+  const granted = (rows: GrantRow[], found: Service[]): GrantedService[] => {
+    const byId = new Map(found.map((s) => [s.id, s]));
+    return rows.filter((r) => byId.has(r.id)).map((r) => ({
+      service: byId.get(r.id)!, permissions: r.permissions as GrantedService['permissions'], policyIds: r.policy_ids,
+    }));
+  };
+
+  return {
+    /** A page of the services the caller may dial or bind, with the list's filter applied. */
+    async list(caller: Caller, plan: ListPlan): Promise<{ items: GrantedService[]; total: number }> {
+      const from = withGrants(db, caller).selectFrom('services').innerJoin('grants', 'grants.service_id', 'services.id');
+      const { rows, total } = await runList(from, plan, (qb) => qb.select(['services.id as id', 'grants.permissions as permissions', 'grants.policy_ids as policy_ids']));
+      const page = rows as GrantRow[];
+      const found = await services.findMany(page.map((r) => r.id));
+      return { items: granted(page, found), total };
+    },
+
+    /** One service, if the caller may dial or bind it. */
+    async get(caller: Caller, serviceId: string): Promise<GrantedService | undefined> {
+      const row = await withGrants(db, caller).selectFrom('grants')
+        .select(['grants.service_id as id', 'grants.permissions', 'grants.policy_ids'])
+        .where('grants.service_id', '=', serviceId).executeTakeFirst() as GrantRow | undefined;
+      if (!row) return undefined;
+      return granted([row], await services.findMany([serviceId]))[0];
+    },
+
+    /** Type and posture check roles of the given service policies. */
+    async policies(ids: readonly string[]) {
+      if (ids.length === 0) return [];
+      return db.selectFrom('service_policies')
+        .select(['id', 'type', 'semantic', 'posture_check_all', 'posture_check_attrs', 'posture_check_ids'])
+        .where('id', 'in', [...ids]).execute();
+    },
+  };
+}
+
+export type EvaluationStore = ReturnType<typeof createEvaluationStore>;

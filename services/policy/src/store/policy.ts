@@ -1,0 +1,130 @@
+/**
+ * Queries of the three policy kinds. They differ only in their table, role columns and typed
+ * fields, so one store serves each, parameterised by its table description.
+ */
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
+import type { RoleSemantic } from '@edge/roles';
+import { EDGE_ROUTER_POLICY, SERVICE_EDGE_ROUTER_POLICY, SERVICE_POLICY, type Policy, type PolicyInput, type PolicyKind, type RoleField } from '../domain/policy.js';
+import { splitRoles } from '../domain/roles.js';
+import { found, json, NOW, writeError, type PolicyKysely } from './db.js';
+
+/** Column prefix of each role field (`identity_roles`, `identity_all`, `identity_attrs`, `identity_ids`). */
+export const ROLE_PREFIX: Record<RoleField, string> = {
+  identityRoles: 'identity', serviceRoles: 'service', postureCheckRoles: 'posture_check', edgeRouterRoles: 'edge_router',
+};
+
+/** A policy kind and the table holding it. */
+export interface PolicyTable extends PolicyKind {
+  table: 'service_policies' | 'edge_router_policies' | 'service_edge_router_policies';
+  /** Store name in duplicate-name errors, as OpenZiti words them. */
+  storeName: string;
+  system: boolean;
+}
+
+export const SERVICE_POLICY_TABLE: PolicyTable = { ...SERVICE_POLICY, table: 'service_policies', storeName: 'servicePolicies', system: false };
+export const EDGE_ROUTER_POLICY_TABLE: PolicyTable = { ...EDGE_ROUTER_POLICY, table: 'edge_router_policies', storeName: 'edgeRouterPolicies', system: true };
+export const SERVICE_EDGE_ROUTER_POLICY_TABLE: PolicyTable = { ...SERVICE_EDGE_ROUTER_POLICY, table: 'service_edge_router_policies', storeName: 'serviceEdgeRouterPolicies', system: false };
+
+/** What a filter on a policy list may read. */
+export function policyFields(t: PolicyTable): FieldMap {
+  const roles = Object.fromEntries(t.roleFields.map((f) => [f, field.set(`${ROLE_PREFIX[f]}_roles`)]));
+  return {
+    ...entityFields({ named: true }),
+    semantic: field.string('semantic'),
+    ...roles,
+    ...(t.typed ? { type: field.string('type') } : {}),
+    ...(t.system ? { isSystem: field.bool('is_system') } : {}),
+  };
+}
+
+/**
+ * The condition on a policy row (alias `p`) that its `prefix` roles select an entity with
+ * this id and these attributes: `#all`, `@id`, or the attributes per the policy's semantic
+ * (AllOf needs at least one attribute role, as controller/db/policy_common.go).
+ */
+export function selects(prefix: string, id: Expression<unknown>, attrs: Expression<unknown>): Expression<SqlBool> {
+  const c = (name: string) => sql.ref(`p.${prefix}_${name}`);
+  return sql<SqlBool>`(${c('all')} or ${id} = any(${c('ids')})
+    or (p.semantic = 'AllOf' and cardinality(${c('attrs')}) > 0 and ${c('attrs')} <@ ${attrs})
+    or (p.semantic = 'AnyOf' and ${c('attrs')} && ${attrs}))`;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Row = Record<string, any>;
+
+function toDomain(t: PolicyTable, r: Row): Policy {
+  return {
+    id: r.id, name: r.name, semantic: r.semantic as RoleSemantic, tags: r.tags, createdAt: r.created_at, updatedAt: r.updated_at,
+    roles: Object.fromEntries(t.roleFields.map((f) => [f, r[`${ROLE_PREFIX[f]}_roles`] as string[]])),
+    ...(t.typed ? { type: r.type } : {}),
+    ...(t.system ? { isSystem: r.is_system } : {}),
+  };
+}
+
+function toRow(t: PolicyTable, i: PolicyInput): Row {
+  const row: Row = { name: i.name, semantic: i.semantic, tags: json(i.tags) };
+  if (t.typed) row.type = i.type;
+  for (const f of t.roleFields) {
+    const roles = i.roles[f] ?? [];
+    const split = splitRoles(roles);
+    const p = ROLE_PREFIX[f];
+    Object.assign(row, { [`${p}_roles`]: roles, [`${p}_all`]: split.all, [`${p}_attrs`]: split.attrs, [`${p}_ids`]: split.ids });
+  }
+  return row;
+}
+
+/** Narrowing of a policy list to the policies whose `prefix` roles select one entity. */
+export interface PolicyScope {
+  prefix: string;
+  id: string;
+  attributes: string[];
+}
+
+export function createPolicyStore(typed: PolicyKysely, t: PolicyTable) {
+  // The three tables share their shape; their columns are named from the table description.
+  const db = typed as unknown as Kysely<Record<string, Row>>;
+
+  return {
+    table: t,
+    fields: policyFields(t),
+
+    async list(plan: ListPlan, scope?: PolicyScope): Promise<{ items: Policy[]; total: number }> {
+      let from = db.selectFrom(`${t.table} as p`);
+      if (scope) from = from.where(selects(scope.prefix, sql`${scope.id}::text`, sql`${scope.attributes}::text[]`));
+      const { rows, total } = await runList(from, plan, (qb) => qb.selectAll());
+      return { items: (rows as Row[]).map((r) => toDomain(t, r)), total };
+    },
+
+    async get(id: string): Promise<Policy> {
+      const row = await db.selectFrom(t.table).selectAll().where('id', '=', id).executeTakeFirst();
+      return toDomain(t, found(row, t.entity, id));
+    },
+
+    async insert(id: string, input: PolicyInput): Promise<Policy> {
+      try {
+        await db.insertInto(t.table).values({ id, ...toRow(t, input) }).execute();
+      } catch (err) {
+        writeError(err, t.storeName, input.name);
+      }
+      return this.get(id);
+    },
+
+    async update(id: string, input: PolicyInput): Promise<Policy> {
+      try {
+        const r = await db.updateTable(t.table).set({ ...toRow(t, input), updated_at: NOW }).where('id', '=', id).executeTakeFirst();
+        found(Number(r.numUpdatedRows) > 0 || undefined, t.entity, id);
+      } catch (err) {
+        writeError(err, t.storeName, input.name);
+      }
+      return this.get(id);
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const r = await db.deleteFrom(t.table).where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+  };
+}
+
+export type PolicyStore = ReturnType<typeof createPolicyStore>;

@@ -1,0 +1,80 @@
+/**
+ * Test harness: the policy service on a real Postgres schema, a real NATS subject prefix and a
+ * real gRPC port, with a small in-test identity service standing in for services/identity
+ * (the only thing outside the process under test).
+ */
+import { createNatsBus, type Bus } from '@edge/bus';
+import { loadConfig, schemaName } from '@edge/config';
+import { createDb, dropSchema, openConnection, type DbConnection } from '@edge/db';
+import type { EdgeService } from '@edge/lifecycle';
+import { silentLogger } from '@edge/logging';
+import { contracts, type IdentityServiceHandlers, type PolicyServiceClient, type identity } from '@edge/proto';
+import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
+import type { Kysely } from 'kysely';
+import { createPolicyService } from '../src/index.js';
+
+const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** Identities by id, answering the lookups the policy service makes. */
+async function startFakeIdentityService(identities: Map<string, { id: string; name: string }>): Promise<{ addr: string; server: RpcServer }> {
+  const full = (i: { id: string; name: string }) => ({ id: i.id, name: i.name }) as identity.Identity;
+  const handlers = stubHandlers<IdentityServiceHandlers>({
+    async GetIdentities(req) {
+      return { identities: req.ids.filter((id) => identities.has(id)).map((id) => full(identities.get(id)!)) };
+    },
+    async ListIdentities(req) {
+      const refs = new Set((req.query?.roleFilter ?? []).map((r) => r.slice(1)));
+      const found = [...identities.values()].filter((i) => refs.has(i.id) || refs.has(i.name));
+      return { identities: found.map(full), meta: { totalCount: found.length, limit: 500, offset: 0, filterableFields: [] } };
+    },
+  });
+  const server = createRpcServer('identity', silentLogger());
+  server.add<IdentityServiceHandlers>(contracts.identity(), handlers);
+  const port = await server.listen('127.0.0.1:0');
+  server.setServing(true);
+  return { addr: `127.0.0.1:${port}`, server };
+}
+
+/** Everything one test file works with. */
+export interface Harness {
+  client: RpcClient<PolicyServiceClient>;
+  bus: Bus;
+  /** Raw access to the policy schema, for bulk data and assertions (raw SQL names `schema`). */
+  db: Kysely<any>;
+  schema: string;
+  identities: Map<string, { id: string; name: string }>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(): Promise<Harness> {
+  const random = Math.random().toString(36).slice(2, 10);
+  const identities = new Map<string, { id: string; name: string }>();
+  const fake = await startFakeIdentityService(identities);
+  const config = loadConfig({
+    EDGE_DATABASE_URL: DATABASE_URL,
+    EDGE_DATABASE_SCHEMA_PREFIX: `t${random}_`,
+    EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
+    EDGE_IDENTITY_GRPC_ADDR: fake.addr,
+    EDGE_GRPC_DEADLINE_MS: '10000',
+    EDGE_SHUTDOWN_GRACE_MS: '500',
+  });
+  const conn: DbConnection = await openConnection({ url: DATABASE_URL });
+  const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `t${random}.` });
+  const service: EdgeService = createPolicyService({ config, conn, bus, log: silentLogger() });
+  await service.start();
+  const client = createRpcClient(contracts.policy(), `127.0.0.1:${service.port()}`, { deadlineMs: 20_000 });
+  const db = createDb<any>(conn, schemaName(config, 'policy'));
+  return {
+    client, bus, db, identities, schema: schemaName(config, 'policy'),
+    async close() {
+      client.close();
+      await service.stop();
+      await bus.close();
+      await fake.server.stop(100);
+      await dropSchema(conn, schemaName(config, 'policy'));
+      await db.destroy();
+      await conn.close();
+    },
+  };
+}
