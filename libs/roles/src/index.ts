@@ -93,3 +93,19 @@ export async function roleAttributesPage(query: ListQueryMessage | null | undefi
   const { items, total } = await list(plan);
   return { roleAttributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
 }
+
+/** One policy's role list and semantic, as other services pass them. */
+export interface RoleSelection {
+  roles: readonly string[];
+  semantic: string;
+}
+
+/**
+ * The entities any of several role lists select (the union over policies), or undefined when
+ * no restriction was asked for; an empty set of selections selects nothing.
+ */
+export function selectedByCondition(selected: { selections: readonly RoleSelection[] } | null | undefined, cols: RoleColumns): Expression<SqlBool> | undefined {
+  if (!selected) return undefined;
+  if (selected.selections.length === 0) return sql<SqlBool>`false`;
+  return sql<SqlBool>`(${sql.join(selected.selections.map((s) => matchRolesCondition(s, cols)), sql` or `)})`;
+}

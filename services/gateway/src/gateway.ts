@@ -17,6 +17,7 @@ import { registerApiSessionRoutes } from './routes/management/api-sessions/route
 import { registerAuthPolicyRoutes } from './routes/management/auth-policies/routes.js';
 import { registerAuthenticatorRoutes } from './routes/management/authenticators/routes.js';
 import { registerRevocationRoutes } from './routes/management/revocations/routes.js';
+import { registerRelatedRoutes } from './routes/management/related/routes.js';
 import { registerClientExtJwtSignerRoutes, registerExtJwtSignerRoutes } from './routes/management/external-jwt-signers/routes.js';
 import { registerCurrentAuthenticatorRoutes } from './routes/shared/current-authenticators.js';
 import { registerIdentityActionRoutes } from './routes/management/identities/actions.js';
@@ -83,6 +84,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerAuthenticatorRoutes(route, MANAGEMENT_BASE, clients);
   registerExtJwtSignerRoutes(route, MANAGEMENT_BASE, clients);
   registerRevocationRoutes(route, MANAGEMENT_BASE, clients);
+  registerRelatedRoutes(route, MANAGEMENT_BASE, clients);
   registerClientExtJwtSignerRoutes(route, CLIENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerConfigTypeRoutes(route, MANAGEMENT_BASE, clients);

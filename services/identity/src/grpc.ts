@@ -3,7 +3,7 @@
  */
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
-import { matchRolesCondition, roleAttributesPage, roleFilterCondition } from '@edge/roles';
+import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedByCondition } from '@edge/roles';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
 import {
@@ -43,7 +43,10 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
     },
 
     async ListIdentities(req) {
-      const plan = withCondition(planList(IDENTITY_FIELDS, listParams(req.query)), roleFilterCondition(req.query, IDENTITY_ROLE_COLUMNS));
+      const plan = withCondition(
+        withCondition(planList(IDENTITY_FIELDS, listParams(req.query)), roleFilterCondition(req.query, IDENTITY_ROLE_COLUMNS)),
+        selectedByCondition(req.selectedBy, IDENTITY_ROLE_COLUMNS),
+      );
       const { items, total } = await store.list(plan);
       return { identities: items.map(identityToProto), meta: listMeta(plan, total, IDENTITY_FIELDS) };
     },

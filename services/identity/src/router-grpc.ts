@@ -4,7 +4,7 @@
 import { newId } from '@edge/ids';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
-import { matchRolesCondition, roleAttributesPage, roleFilterCondition } from '@edge/roles';
+import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedByCondition } from '@edge/roles';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
 import { applyRouterUpdate, routerKind, validateRouterInput, type Router } from './domain/router.js';
 import type { IdentityEvents } from './events.js';
@@ -43,7 +43,7 @@ export function createRouterHandlers(routers: RouterStore, identities: IdentityS
     async ListRouters(req) {
       const kind = routerKind(req.kind);
       const roles = kind === 'edge' ? roleFilterCondition(req.query, ROUTER_ROLE_COLUMNS) : undefined;
-      const plan = withCondition(planList(ROUTER_FIELDS, listParams(req.query)), roles);
+      const plan = withCondition(withCondition(planList(ROUTER_FIELDS, listParams(req.query)), roles), selectedByCondition(req.selectedBy, ROUTER_ROLE_COLUMNS));
       const { items, total } = await routers.list(kind, plan);
       return { routers: items.map(routerToProto), meta: listMeta(plan, total, ROUTER_FIELDS) };
     },

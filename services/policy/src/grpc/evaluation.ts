@@ -2,7 +2,7 @@
  * The hot path: the services an identity may dial or bind, with permissions, posture queries
  * and the configs of the requested types.
  */
-import { notFound } from '@edge/errors';
+import { fieldError, notFound } from '@edge/errors';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { policy as pb } from '@edge/proto';
 import { postureQueries, type GrantingPolicy } from '../domain/evaluation.js';
@@ -52,7 +52,8 @@ export function createEvaluationHandlers(deps: HandlerDeps, overrides: ConfigOve
     async ListServicesForIdentity(req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> {
       const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
       const plan = planList(SERVICE_FIELDS, listParams(req.query));
-      const { items, total } = await stores.evaluation.list(caller, plan);
+      const policyType = req.policyType === '' ? undefined : policyTypeOf(req.policyType);
+      const { items, total } = await stores.evaluation.list(caller, plan, policyType);
       return { services: await render(caller, items, req.configTypes), meta: listMeta(plan, total, SERVICE_FIELDS) };
     },
     async GetServiceForIdentity(req: pb.GetServiceForIdentityRequest__Output): Promise<pb.Service> {
@@ -63,4 +64,12 @@ export function createEvaluationHandlers(deps: HandlerDeps, overrides: ConfigOve
       return (await render(caller, [granted], req.configTypes))[0]!;
     },
   };
+}
+
+/** Reads a policy type filter; OpenZiti's lists take it in either case. */
+function policyTypeOf(raw: string): 'Dial' | 'Bind' {
+  const t = raw.toLowerCase();
+  if (t === 'dial') return 'Dial';
+  if (t === 'bind') return 'Bind';
+  throw fieldError('policyType', 'must be dial or bind', raw);
 }

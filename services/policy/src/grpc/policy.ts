@@ -131,11 +131,15 @@ export function createPolicyHandlers(deps: HandlerDeps) {
     return { prefix: 'service', id: service.id, attributes: service.roleAttributes };
   };
 
+  /** The scope of a RoleScope message (an identity or edge router, by id and attributes). */
+  const roleScope = (prefix: string, m: { id: string; roleAttributes: string[] } | null | undefined): PolicyScope | undefined =>
+    m ? { prefix, id: m.id, attributes: m.roleAttributes } : undefined;
+
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   type Any = any;
   return {
     async ListServicePolicies(req: Any) {
-      const { items, meta } = await sp.list(req.query, await serviceScope(req.serviceId));
+      const { items, meta } = await sp.list(req.query, roleScope('identity', req.identity) ?? (await serviceScope(req.serviceId)));
       return { servicePolicies: items, meta };
     },
     GetServicePolicy: (req: Any) => sp.get(req.id),
@@ -144,7 +148,7 @@ export function createPolicyHandlers(deps: HandlerDeps) {
     DeleteServicePolicy: (req: Any) => sp.delete(req.id),
 
     async ListEdgeRouterPolicies(req: Any) {
-      const { items, meta } = await erp.list(req.query);
+      const { items, meta } = await erp.list(req.query, roleScope('identity', req.identity) ?? roleScope('edge_router', req.edgeRouter));
       return { edgeRouterPolicies: items, meta };
     },
     GetEdgeRouterPolicy: (req: Any) => erp.get(req.id),
@@ -153,7 +157,7 @@ export function createPolicyHandlers(deps: HandlerDeps) {
     DeleteEdgeRouterPolicy: (req: Any) => erp.delete(req.id),
 
     async ListServiceEdgeRouterPolicies(req: Any) {
-      const { items, meta } = await serp.list(req.query, await serviceScope(req.serviceId));
+      const { items, meta } = await serp.list(req.query, roleScope('edge_router', req.edgeRouter) ?? (await serviceScope(req.serviceId)));
       return { serviceEdgeRouterPolicies: items, meta };
     },
     GetServiceEdgeRouterPolicy: (req: Any) => serp.get(req.id),

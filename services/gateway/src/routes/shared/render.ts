@@ -102,8 +102,3 @@ export function renderIdentity(i: identity.Identity__Output, summary: auth.Ident
     interfaces: [],
   };
 }
-
-/** The `baseEntity` fields every detail starts with: id, timestamps, self link and tags. */
-export function baseEntity(collection: string, e: { id: string; createdAt: string; updatedAt: string }, tagsJson: string | undefined) {
-  return { id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt, _links: selfLink(collection, e.id), tags: parse(tagsJson) };
-}

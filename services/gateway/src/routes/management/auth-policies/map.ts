@@ -1,7 +1,7 @@
 /**
  * HTTP ↔ auth policy proto messages.
  */
-import { baseEntity } from '../../shared/render.js';
+import { baseEntity } from '../../shared/entity.js';
 import type { auth } from '@edge/proto';
 import type { AuthPolicyCreate, AuthPolicyPatch } from './schemas.js';
 
@@ -41,7 +41,7 @@ export function patchedFields(current: auth.AuthPolicyFields__Output, b: AuthPol
 export function renderAuthPolicy(p: auth.AuthPolicy__Output) {
   const f = p.fields!;
   return {
-    ...baseEntity('auth-policies', p, f.tagsJson),
+    ...baseEntity({ ...p, tagsJson: f.tagsJson }, 'auth-policies'),
     name: f.name,
     primary: { cert: f.cert, extJwt: f.extJwt, updb: f.updb },
     secondary: { requireTotp: f.secondary!.requireTotp, requireExtJwtSigner: f.secondary!.requireExtJwtSigner ?? null },

@@ -2,14 +2,14 @@
  * Authenticator messages ↔ HTTP: `authenticatorDetail` and the update requests.
  */
 import { entityRef } from '@edge/envelope';
-import { baseEntity } from '../../shared/render.js';
+import { baseEntity } from '../../shared/entity.js';
 import type { auth } from '@edge/proto';
 import type { AuthenticatorChangeBody } from './schemas.js';
 
 /** `authenticatorDetail`. */
 export function renderAuthenticator(a: auth.Authenticator__Output) {
   return {
-    ...baseEntity('authenticators', a, a.tagsJson),
+    ...baseEntity(a, 'authenticators'),
     method: a.method,
     identityId: a.identityId,
     identity: entityRef('identities', 'identities', a.identityId, a.identityName),

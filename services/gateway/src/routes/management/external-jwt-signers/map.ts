@@ -3,7 +3,7 @@
  * and the write requests.
  */
 import type { auth } from '@edge/proto';
-import { baseEntity } from '../../shared/render.js';
+import { baseEntity } from '../../shared/entity.js';
 import type { ExtJwtSignerBody } from './schemas.js';
 
 /** Every writable field, by JSON name. */
@@ -30,7 +30,7 @@ export function toSignerFields(b: ExtJwtSignerBody): auth.ExternalJwtSignerField
 export function renderSigner(s: auth.ExternalJwtSigner__Output) {
   const f = s.fields!;
   return {
-    ...baseEntity('external-jwt-signers', s, f.tagsJson),
+    ...baseEntity({ ...s, tagsJson: f.tagsJson }, 'external-jwt-signers'),
     name: f.name,
     certPem: f.certPem ?? null,
     jwksEndpoint: f.jwksEndpoint ?? null,
@@ -60,7 +60,7 @@ export function renderSigner(s: auth.ExternalJwtSigner__Output) {
 export function renderClientSigner(s: auth.ExternalJwtSigner__Output) {
   const f = s.fields!;
   return {
-    ...baseEntity('external-jwt-signers', s, f.tagsJson),
+    ...baseEntity({ ...s, tagsJson: f.tagsJson }, 'external-jwt-signers'),
     name: f.name,
     externalAuthUrl: f.externalAuthUrl ?? '',
     audience: f.audience,

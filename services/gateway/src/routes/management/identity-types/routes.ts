@@ -2,7 +2,7 @@
  * Management `/identity-types`: list and detail of the identity types the identity service owns.
  */
 import { ok } from '@edge/envelope';
-import { baseEntity } from '../../shared/render.js';
+import { baseEntity } from '../../shared/entity.js';
 import type { identity } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
@@ -11,7 +11,7 @@ import { listBody, listQuery } from '../../shared/list.js';
 /** `identityTypeDetail`. */
 function renderIdentityType(t: identity.IdentityType__Output) {
   return {
-    ...baseEntity('identity-types', t, t.tagsJson),
+    ...baseEntity(t, 'identity-types'),
     name: t.name,
   };
 }

@@ -1,0 +1,108 @@
+/**
+ * Sub-lists that relate entities of different owners through policies: the policies that select
+ * an identity or an edge router (the policy service matches them against the entity's id and
+ * role attributes), and the entities those policies select in turn (the identity service
+ * matches the policies' role lists against its own tables).
+ */
+import type { FastifyRequest } from 'fastify';
+import type { common, policy } from '@edge/proto';
+import type { Clients } from '../../../clients.js';
+import type { Router } from '../../../http/route.js';
+import { idParam } from '../../shared/entity.js';
+import { listBody, listQuery } from '../../shared/list.js';
+import { renderPolicy } from '../../shared/policies.js';
+import { renderIdentity } from '../../shared/render.js';
+import { renderService } from '../services/map.js';
+import { renderEdgeRouter } from '../routers/map.js';
+
+const EVERYTHING: common.ListQuery = { limit: 500, offset: 0, filter: '', sort: '', roleFilter: [], roleSemantic: '' };
+
+/** Every page of a list (policies selecting one entity are few; this reads them all). */
+async function all<T>(page: (query: common.ListQuery) => Promise<{ items: T[]; meta: common.ListMeta__Output | null }>): Promise<T[]> {
+  const items: T[] = [];
+  for (let offset = 0; ; offset += 500) {
+    const p = await page({ ...EVERYTHING, offset });
+    items.push(...p.items);
+    if (p.items.length === 0 || items.length >= Number(p.meta?.totalCount ?? 0)) return items;
+  }
+}
+
+/** The role lists (with their semantic) a set of policies use for one kind of entity. */
+const selections = (policies: Array<{ semantic: string }>, roles: (p: never) => string[]) => ({
+  selections: policies.map((p) => ({ roles: roles(p as never), semantic: p.semantic })),
+});
+
+async function renderIdentities(clients: Clients, page: { identities: Parameters<typeof renderIdentity>[0][]; meta: common.ListMeta__Output | null }) {
+  const { summaries } = await clients.auth.getIdentityAuthSummaries({ identityIds: page.identities.map((i) => i.id) });
+  const byId = new Map(summaries.map((s) => [s.identityId, s]));
+  return listBody(page.identities.map((i) => renderIdentity(i, byId.get(i.id))), page.meta);
+}
+
+/** Registers the identity, edge router and service sub-lists that cross owners. */
+export function registerRelatedRoutes(route: Router, base: string, clients: Clients): void {
+  const identityScope = async (req: FastifyRequest) => {
+    const i = await clients.identity.getIdentity({ id: idParam(req.params) });
+    return { id: i.id, roleAttributes: i.roleAttributes };
+  };
+  const routerScope = async (req: FastifyRequest) => {
+    const r = await clients.identity.getRouter({ kind: 'edge', id: idParam(req.params) });
+    return { id: r.id, roleAttributes: r.roleAttributes };
+  };
+  const edgeRouterPoliciesOf = async (scope: { identity?: policy.RoleScope; edgeRouter?: policy.RoleScope }) =>
+    all(async (query) => {
+      const p = await clients.policy.listEdgeRouterPolicies({ query, ...scope });
+      return { items: p.edgeRouterPolicies, meta: p.meta };
+    });
+
+  route('GET', `${base}/identities/:id/service-policies`, 'admin', async (req) => {
+    const page = await clients.policy.listServicePolicies({ query: listQuery(req), identity: await identityScope(req) });
+    return { body: listBody(page.servicePolicies.map((p) => renderPolicy(p, 'service-policies')), page.meta) };
+  });
+
+  route('GET', `${base}/identities/:id/edge-router-policies`, 'admin', async (req) => {
+    const page = await clients.policy.listEdgeRouterPolicies({ query: listQuery(req), identity: await identityScope(req) });
+    return { body: listBody(page.edgeRouterPolicies.map((p) => renderPolicy(p, 'edge-router-policies')), page.meta) };
+  });
+
+  route('GET', `${base}/identities/:id/services`, 'admin', async (req) => {
+    const scope = await identityScope(req);
+    const policyType = (req.query as Record<string, unknown>).policyType;
+    const page = await clients.policy.listServicesForIdentity({
+      identityId: scope.id, roleAttributes: scope.roleAttributes, configTypes: [], query: listQuery(req), policyType: typeof policyType === 'string' ? policyType : '',
+    });
+    return { body: listBody(page.services.map(renderService), page.meta) };
+  });
+
+  route('GET', `${base}/identities/:id/edge-routers`, 'admin', async (req) => {
+    const policies = await edgeRouterPoliciesOf({ identity: await identityScope(req) });
+    const page = await clients.identity.listRouters({ kind: 'edge', query: listQuery(req), selectedBy: selections(policies, (p: policy.EdgeRouterPolicy__Output) => p.edgeRouterRoles) });
+    return { body: listBody(page.routers.map(renderEdgeRouter), page.meta) };
+  });
+
+  route('GET', `${base}/edge-routers/:id/edge-router-policies`, 'admin', async (req) => {
+    const page = await clients.policy.listEdgeRouterPolicies({ query: listQuery(req), edgeRouter: await routerScope(req) });
+    return { body: listBody(page.edgeRouterPolicies.map((p) => renderPolicy(p, 'edge-router-policies')), page.meta) };
+  });
+
+  route('GET', `${base}/edge-routers/:id/service-edge-router-policies`, 'admin', async (req) => {
+    const page = await clients.policy.listServiceEdgeRouterPolicies({ query: listQuery(req), edgeRouter: await routerScope(req) });
+    return { body: listBody(page.serviceEdgeRouterPolicies.map((p) => renderPolicy(p, 'service-edge-router-policies')), page.meta) };
+  });
+
+  route('GET', `${base}/edge-routers/:id/identities`, 'admin', async (req) => {
+    const policies = await edgeRouterPoliciesOf({ edgeRouter: await routerScope(req) });
+    const page = await clients.identity.listIdentities({ query: listQuery(req), selectedBy: selections(policies, (p: policy.EdgeRouterPolicy__Output) => p.identityRoles) });
+    return { body: await renderIdentities(clients, page) };
+  });
+
+  route('GET', `${base}/services/:id/identities`, 'admin', async (req) => {
+    const serviceId = idParam(req.params);
+    await clients.policy.getService({ id: serviceId });
+    const policies = await all(async (query) => {
+      const p = await clients.policy.listServicePolicies({ query, serviceId });
+      return { items: p.servicePolicies, meta: p.meta };
+    });
+    const page = await clients.identity.listIdentities({ query: listQuery(req), selectedBy: selections(policies, (p: policy.ServicePolicy__Output) => p.identityRoles) });
+    return { body: await renderIdentities(clients, page) };
+  });
+}
