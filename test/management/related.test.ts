@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { adminApi } from '../support/admin-api.js';
 import { useController, type TestController } from '../support/controller.js';
+import { createPasswordIdentity } from '../support/password-identity.js';
+
+const C = '/edge/client/v1';
 
 let c: TestController;
 let admin: string;
@@ -59,7 +62,21 @@ describe('identity, edge router and service sub-lists', () => {
     expect(ids(await get(`/edge-routers/${erEu}/identities`))).toEqual(sorted([alice, bob]));
     expect(ids(await get(`/edge-routers/${erUs}/identities`))).toEqual([bob]);
 
-    expect(ids(await get(`/services/${web}/identities`))).toEqual([alice]);
+    expect(ids(await get(`/services/${web}/edge-routers`))).toEqual([erEu]);
+    expect(ids(await get(`/services/${db}/edge-routers`))).toEqual([]);
+
+    // The client API: a caller's own routers, and those usable for a service (edge router
+    // policy ∩ service edge router policy), for services it may use only.
+    const carol = await createPasswordIdentity(c, admin, 'rel-carol', 'carol-password');
+    await c.http.patch(`/edge/management/v1/identities/${carol.id}`, { body: { roleAttributes: ['rel-eu'] }, session: admin, expectStatus: 200 });
+    const mine = await c.http.get(`${C}/current-identity/edge-routers`, { session: carol.token, expectStatus: 200 });
+    expect(ids(mine)).toEqual([erEu]);
+    expect(mine.body.data[0]).toMatchObject({ name: 'rel-er-eu', isOnline: false, syncStatus: 'SYNC_UNKNOWN' });
+    const forWeb = await c.http.get(`${C}/services/${web}/edge-routers`, { session: carol.token, expectStatus: 200 });
+    expect(forWeb.body.data.edgeRouters.map((r: { name: string }) => r.name)).toEqual(['rel-er-eu']);
+    await c.http.get(`${C}/services/${db}/edge-routers`, { session: carol.token, expectStatus: 404, skipValidation: true });
+
+    expect(ids(await get(`/services/${web}/identities`))).toEqual(sorted([alice, carol.id]));
     expect(ids(await get(`/services/${db}/identities`))).toEqual(sorted([alice, bob]));
   });
 

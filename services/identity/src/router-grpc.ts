@@ -43,7 +43,9 @@ export function createRouterHandlers(routers: RouterStore, identities: IdentityS
     async ListRouters(req) {
       const kind = routerKind(req.kind);
       const roles = kind === 'edge' ? roleFilterCondition(req.query, ROUTER_ROLE_COLUMNS) : undefined;
-      const plan = withCondition(withCondition(planList(ROUTER_FIELDS, listParams(req.query)), roles), selectedByCondition(req.selectedBy, ROUTER_ROLE_COLUMNS));
+      let plan = withCondition(planList(ROUTER_FIELDS, listParams(req.query)), roles);
+      plan = withCondition(plan, selectedByCondition(req.selectedBy, ROUTER_ROLE_COLUMNS));
+      plan = withCondition(plan, selectedByCondition(req.alsoSelectedBy, ROUTER_ROLE_COLUMNS));
       const { items, total } = await routers.list(kind, plan);
       return { routers: items.map(routerToProto), meta: listMeta(plan, total, ROUTER_FIELDS) };
     },

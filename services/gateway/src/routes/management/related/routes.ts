@@ -11,26 +11,10 @@ import type { Router } from '../../../http/route.js';
 import { idParam } from '../../shared/entity.js';
 import { listBody, listQuery } from '../../shared/list.js';
 import { renderPolicy } from '../../shared/policies.js';
+import { allPages, roleSelections } from '../../shared/related.js';
 import { renderIdentity } from '../../shared/render.js';
 import { renderService } from '../services/map.js';
 import { renderEdgeRouter } from '../routers/map.js';
-
-const EVERYTHING: common.ListQuery = { limit: 500, offset: 0, filter: '', sort: '', roleFilter: [], roleSemantic: '' };
-
-/** Every page of a list (policies selecting one entity are few; this reads them all). */
-async function all<T>(page: (query: common.ListQuery) => Promise<{ items: T[]; meta: common.ListMeta__Output | null }>): Promise<T[]> {
-  const items: T[] = [];
-  for (let offset = 0; ; offset += 500) {
-    const p = await page({ ...EVERYTHING, offset });
-    items.push(...p.items);
-    if (p.items.length === 0 || items.length >= Number(p.meta?.totalCount ?? 0)) return items;
-  }
-}
-
-/** The role lists (with their semantic) a set of policies use for one kind of entity. */
-const selections = (policies: Array<{ semantic: string }>, roles: (p: never) => string[]) => ({
-  selections: policies.map((p) => ({ roles: roles(p as never), semantic: p.semantic })),
-});
 
 async function renderIdentities(clients: Clients, page: { identities: Parameters<typeof renderIdentity>[0][]; meta: common.ListMeta__Output | null }) {
   const { summaries } = await clients.auth.getIdentityAuthSummaries({ identityIds: page.identities.map((i) => i.id) });
@@ -49,7 +33,7 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
     return { id: r.id, roleAttributes: r.roleAttributes };
   };
   const edgeRouterPoliciesOf = async (scope: { identity?: policy.RoleScope; edgeRouter?: policy.RoleScope }) =>
-    all(async (query) => {
+    allPages(async (query: common.ListQuery) => {
       const p = await clients.policy.listEdgeRouterPolicies({ query, ...scope });
       return { items: p.edgeRouterPolicies, meta: p.meta };
     });
@@ -75,7 +59,7 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
 
   route('GET', `${base}/identities/:id/edge-routers`, 'admin', async (req) => {
     const policies = await edgeRouterPoliciesOf({ identity: await identityScope(req) });
-    const page = await clients.identity.listRouters({ kind: 'edge', query: listQuery(req), selectedBy: selections(policies, (p: policy.EdgeRouterPolicy__Output) => p.edgeRouterRoles) });
+    const page = await clients.identity.listRouters({ kind: 'edge', query: listQuery(req), selectedBy: roleSelections(policies, (p: policy.EdgeRouterPolicy__Output) => p.edgeRouterRoles) });
     return { body: listBody(page.routers.map(renderEdgeRouter), page.meta) };
   });
 
@@ -91,18 +75,29 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
 
   route('GET', `${base}/edge-routers/:id/identities`, 'admin', async (req) => {
     const policies = await edgeRouterPoliciesOf({ edgeRouter: await routerScope(req) });
-    const page = await clients.identity.listIdentities({ query: listQuery(req), selectedBy: selections(policies, (p: policy.EdgeRouterPolicy__Output) => p.identityRoles) });
+    const page = await clients.identity.listIdentities({ query: listQuery(req), selectedBy: roleSelections(policies, (p: policy.EdgeRouterPolicy__Output) => p.identityRoles) });
     return { body: await renderIdentities(clients, page) };
   });
 
   route('GET', `${base}/services/:id/identities`, 'admin', async (req) => {
     const serviceId = idParam(req.params);
     await clients.policy.getService({ id: serviceId });
-    const policies = await all(async (query) => {
+    const policies = await allPages(async (query) => {
       const p = await clients.policy.listServicePolicies({ query, serviceId });
       return { items: p.servicePolicies, meta: p.meta };
     });
-    const page = await clients.identity.listIdentities({ query: listQuery(req), selectedBy: selections(policies, (p: policy.ServicePolicy__Output) => p.identityRoles) });
+    const page = await clients.identity.listIdentities({ query: listQuery(req), selectedBy: roleSelections(policies, (p: policy.ServicePolicy__Output) => p.identityRoles) });
     return { body: await renderIdentities(clients, page) };
+  });
+
+  route('GET', `${base}/services/:id/edge-routers`, 'admin', async (req) => {
+    const serviceId = idParam(req.params);
+    await clients.policy.getService({ id: serviceId, configTypes: [] });
+    const policies = await allPages(async (query: common.ListQuery) => {
+      const p = await clients.policy.listServiceEdgeRouterPolicies({ query, serviceId });
+      return { items: p.serviceEdgeRouterPolicies, meta: p.meta };
+    });
+    const page = await clients.identity.listRouters({ kind: 'edge', query: listQuery(req), selectedBy: roleSelections(policies, (p: policy.ServiceEdgeRouterPolicy__Output) => p.edgeRouterRoles) });
+    return { body: listBody(page.routers.map(renderEdgeRouter), page.meta) };
   });
 }

@@ -2,6 +2,7 @@
  * HTTP bodies → router proto messages, and router messages → `edgeRouterDetail`/`routerDetail`.
  */
 import { selfLink } from '@edge/envelope';
+import { baseEntity } from '../../shared/entity.js';
 import type { identity } from '@edge/proto';
 import type { RouterBody } from './schemas.js';
 
@@ -86,4 +87,24 @@ export function renderEdgeRouter(r: identity.Router__Output) {
     buildDate: '',
     revision: '',
   };
+}
+
+/** `commonEdgeRouterProperties`: an edge router as a client sees it. */
+export function renderCommonEdgeRouter(r: identity.Router__Output) {
+  return {
+    name: r.name,
+    appData: json(r.appDataJson),
+    cost: r.cost,
+    disabled: r.disabled,
+    hostname: r.hostname,
+    isOnline: false,
+    noTraversal: r.noTraversal,
+    supportedProtocols: json(r.supportedProtocolsJson),
+    syncStatus: 'SYNC_UNKNOWN',
+  };
+}
+
+/** `currentIdentityEdgeRouterDetail`. */
+export function renderCurrentIdentityEdgeRouter(r: identity.Router__Output) {
+  return { ...baseEntity(r, 'edge-routers'), ...renderCommonEdgeRouter(r) };
 }
