@@ -15,6 +15,7 @@ import type { AuthPolicies } from './auth-policies.js';
 import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
 import { createMfaHandlers } from './grpc-mfa.js';
 import type { AuthStore } from './store.js';
+import type { EnrolledAuthenticators } from './enrolled-authenticators.js';
 
 /** What the handlers call. */
 export interface HandlerDeps {
@@ -25,6 +26,7 @@ export interface HandlerDeps {
   store: AuthStore;
   mfaStore: MfaStore;
   timeoutMinutes: number;
+  enrolled: EnrolledAuthenticators;
 }
 
 /** Maps an API session to its proto form; `token` is only given in the answer to Authenticate. */
@@ -95,6 +97,12 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
         store.authenticatorsOf(ids), store.identitiesWithApiSessions(ids), mfaStore.identitiesWithVerifiedMfa(ids),
       ]);
       return { summaries: summarize(req.identityIds, authenticators, withSession, withMfa).map(toProtoSummary) };
+    },
+    async CreateCertAuthenticator(req) {
+      return { id: await deps.enrolled.createCert(req.identityId, req.certPem) };
+    },
+    async CreateUpdbAuthenticator(req) {
+      return { id: await deps.enrolled.createUpdb(req.identityId, req.username, req.password) };
     },
   };
 }

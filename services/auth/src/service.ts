@@ -21,6 +21,7 @@ import { createHandlers } from './grpc.js';
 import { createIdentities } from './identities.js';
 import { createMfaOperations } from './mfa.js';
 import { createMfaStore } from './mfa-store.js';
+import { createEnrolledAuthenticators } from './enrolled-authenticators.js';
 import { createStore, type AuthDatabase } from './store.js';
 
 // Both src/ and dist/ sit next to migrations/.
@@ -73,7 +74,9 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const policyStore = createAuthPolicyStore(db);
     const policies = createAuthPolicies({ policyStore, identities });
     const authenticate = createAuthenticate({ store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log });
-    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({ authenticate, apiSessions, mfa, policies, store, mfaStore, timeoutMinutes }));
+    server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
+      authenticate, apiSessions, mfa, policies, store, mfaStore, timeoutMinutes, enrolled: createEnrolledAuthenticators({ store, identities, policies }),
+    }));
     stack.defer(() => server.stop(config.shutdownGraceMs));
     port = await server.listen(grpcListenAddr(config, 'auth'));
     server.setServing(true);

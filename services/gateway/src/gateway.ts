@@ -19,6 +19,8 @@ import { registerIdentityRoutes } from './routes/management/identities/routes.js
 import { registerIdentityTypeRoutes } from './routes/management/identity-types/routes.js';
 import { registerRoleAttributeRoutes } from './routes/management/role-attributes/routes.js';
 import { registerRouterRoutes } from './routes/management/routers/routes.js';
+import { registerEnrollmentRoutes } from './routes/management/enrollments/routes.js';
+import { registerEnrollRoutes } from './routes/client/enroll/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -68,6 +70,8 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);
+  registerEnrollmentRoutes(route, MANAGEMENT_BASE, clients);
+  registerEnrollRoutes(route, CLIENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */
