@@ -4,6 +4,7 @@
  * lost while no replica ran (STYLE.md principle 9).
  */
 import type { Bus, Subscription } from '@edge/bus';
+import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { EnrollmentStore } from './enrollment-store.js';
 import type { EnrollmentPeers } from './peers.js';
@@ -34,17 +35,36 @@ export async function startEnrollmentConsumers(bus: Bus, store: EnrollmentStore,
   ];
 }
 
+/** How the start-up sweep waits for the identity service, which may start after this one. */
+const SWEEP_RETRY_MS = 2_000;
+const SWEEP_ATTEMPTS = 30;
+
 /**
- * Removes the enrollments of identities the identity service no longer knows. Routers are left
- * to their events (the identity service has no batch read of routers). Best effort: a failure
- * is logged and the consumers still catch later deletions.
+ * Removes, in the background, the enrollments of identities the identity service no longer
+ * knows; retried while that service is not reachable yet. Routers are left to their events (the
+ * identity service has no batch read of routers). Returns the function that cancels it.
  */
-export async function sweepOrphanedEnrollments(store: EnrollmentStore, peers: EnrollmentPeers, log: Logger): Promise<void> {
-  try {
-    const { identityIds } = await store.owners();
-    const existing = await peers.existingIdentities(identityIds);
-    for (const id of identityIds.filter((i) => !existing.has(i))) await store.deleteOf({ identityId: id });
-  } catch (err) {
-    log.warn({ err }, 'enrollment sweep at start-up failed');
-  }
+export function scheduleOrphanSweep(store: EnrollmentStore, peers: EnrollmentPeers, log: Logger): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let cancelled = false;
+  const attempt = async (n: number): Promise<void> => {
+    if (cancelled) return;
+    try {
+      const { identityIds } = await store.owners();
+      const existing = await peers.existingIdentities(identityIds);
+      for (const id of identityIds.filter((i) => !existing.has(i))) await store.deleteOf({ identityId: id });
+    } catch (err) {
+      if (cancelled) return;
+      if (isZitiError(err) && err.code === 'UNAVAILABLE' && n < SWEEP_ATTEMPTS) {
+        timer = setTimeout(() => void attempt(n + 1), SWEEP_RETRY_MS).unref();
+        return;
+      }
+      log.warn({ err }, 'enrollment sweep at start-up failed');
+    }
+  };
+  timer = setTimeout(() => void attempt(0), 0).unref();
+  return () => {
+    cancelled = true;
+    clearTimeout(timer);
+  };
 }

@@ -14,7 +14,7 @@ import { requiredServerNames } from './domain/server-hosts.js';
 import { createEnrollmentHandlers } from './enrollment-grpc.js';
 import { createEnrollmentStore } from './enrollment-store.js';
 import { createEnrollments } from './enrollments.js';
-import { startEnrollmentConsumers, sweepOrphanedEnrollments } from './events.js';
+import { scheduleOrphanSweep, startEnrollmentConsumers } from './events.js';
 import { createPkiHandlers } from './grpc.js';
 import { createEnrollmentPeers } from './peers.js';
 import { createRedeem } from './redeem.js';
@@ -54,8 +54,8 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       });
       const subscriptions = await startEnrollmentConsumers(bus, enrollmentStore, log);
       stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
-      // The identity service may start after this one: reconcile in the background.
-      void sweepOrphanedEnrollments(enrollmentStore, peers, log);
+      // React, then reconcile: the identity service may start after this one, so in the background.
+      stack.defer(scheduleOrphanSweep(enrollmentStore, peers, log));
 
       const server = createRpcServer('pki', log);
       server.add<PkiServiceHandlers>(contracts.pki(), {

@@ -23,13 +23,14 @@ import { createPkiService } from '../src/index.js';
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const prefix = `t${randomBytes(4).toString('hex')}_`;
 const dataDir = mkdtempSync(join(tmpdir(), 'pki-enr-'));
-const identities = new Set(['ident1', 'ident2', 'ident3']);
+const identities = new Set(['ident1', 'ident2', 'ident3', 'ident4']);
 const certAuthenticators: Array<{ identityId: string; certPem: string }> = [];
 const updbAuthenticators: Array<{ identityId: string; username: string; password: string }> = [];
 const routerCerts: Array<{ kind: string; id: string; fingerprint: string }> = [];
 let conn: DbConnection;
 let bus: Bus;
 let svc: EdgeService;
+let svcConfig: Config;
 let fakes: RpcServer[] = [];
 let client: ReturnType<typeof createPkiClient>;
 
@@ -85,7 +86,8 @@ beforeAll(async () => {
       return { id: 'a2' };
     },
   });
-  svc = createPkiService({ config: config({ EDGE_IDENTITY_GRPC_ADDR: identityAddr, EDGE_AUTH_GRPC_ADDR: authAddr }), conn, bus, log: silentLogger() });
+  svcConfig = config({ EDGE_IDENTITY_GRPC_ADDR: identityAddr, EDGE_AUTH_GRPC_ADDR: authAddr });
+  svc = createPkiService({ config: svcConfig, conn, bus, log: silentLogger() });
   await svc.start();
   client = createPkiClient(svc.port());
 });
@@ -182,5 +184,16 @@ describe('enrollments', () => {
     await bus.publish('edge.identity.identity.deleted', { id: 'ident2' });
     await expect.poll(async () => (await client.getEnrollmentsOf({ identityIds: ['ident2'], edgeRouterIds: [], transitRouterIds: [] })).enrollments.length).toBe(0);
   });
-});
 
+  it('sweeps the enrollments of identities that went while no replica listened, at start-up', async () => {
+    const e = await client.createEnrollment({ method: 'ott', identityId: 'ident4', expiresAt: '' });
+    identities.delete('ident4');
+    const replica = createPkiService({ config: svcConfig, conn, bus: createMemoryBus(), log: silentLogger() });
+    await replica.start();
+    try {
+      await expect.poll(async () => (await client.getEnrollment({ id: e.id }).catch((err: { code?: string }) => err.code))).toBe('NOT_FOUND');
+    } finally {
+      await replica.stop();
+    }
+  });
+});
