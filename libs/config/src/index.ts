@@ -55,6 +55,7 @@ const schema = z.object({
   EDGE_OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   EDGE_OTEL_SERVICE_NAMESPACE: z.string().default('edge-controller'),
   EDGE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  EDGE_ENROLLMENT_DURATION_MINUTES: z.coerce.number().int().min(1).max(366 * 24 * 60).default(180),
 });
 
 type Raw = z.infer<typeof schema>;
@@ -74,6 +75,8 @@ export interface Config {
   log: { level: Raw['EDGE_LOG_LEVEL']; pretty: boolean };
   otel: { endpoint?: string; namespace: string };
   shutdownGraceMs: number;
+  /** Lifetime of new identity and router enrollments (OpenZiti's default is 180 minutes). */
+  enrollmentDurationMinutes: number;
 }
 
 /** Thrown when the environment does not parse; names every variable at fault. */
@@ -120,6 +123,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     log: { level: r.EDGE_LOG_LEVEL, pretty: r.EDGE_LOG_PRETTY },
     otel: { endpoint: r.EDGE_OTEL_EXPORTER_OTLP_ENDPOINT, namespace: r.EDGE_OTEL_SERVICE_NAMESPACE },
     shutdownGraceMs: r.EDGE_SHUTDOWN_GRACE_MS,
+    enrollmentDurationMinutes: r.EDGE_ENROLLMENT_DURATION_MINUTES,
   };
 }
 

@@ -54,6 +54,9 @@ export const Codes = {
   METHOD_NOT_ALLOWED: entry('METHOD_NOT_ALLOWED', 405, 'The resource requested does not support this HTTP verb'),
   UNAVAILABLE: entry('UNAVAILABLE', 503, 'A service the request depends on is not available, try again later'),
   UNHANDLED: entry('UNHANDLED', 500, 'An unhandled error occurred'),
+  ENROLLMENT_EXISTS: entry('ENROLLMENT_EXISTS', 409, 'An enrollment of this method already exists for the identity'),
+  INVALID_ENROLL_METHOD: entry('INVALID_ENROLL_METHOD', 400, 'The supplied enrollment method is not valid'),
+  EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID: entry('EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID', 400, "The edge router CSR enrollment must have a common name that matches the edge router's id"),
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ZitiCode = keyof typeof Codes;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contracts, type PkiServiceClient, type PkiServiceHandlers } from '@edge/proto';
 import { ZitiError, fieldError, isZitiError } from '@edge/errors';
 import { silentLogger } from '@edge/logging';
-import { createRpcClient, createRpcServer, currentContext, runWithContext, type RpcClient } from './index.js';
+import { createRpcClient, createRpcServer, currentContext, runWithContext, stubHandlers, type RpcClient } from './index.js';
 
 let mode = 'ok';
 let seen: { requestId?: string; actorId?: string } = {};
@@ -10,7 +10,8 @@ const server = createRpcServer('pki', silentLogger());
 let client: RpcClient<PkiServiceClient>;
 
 beforeAll(async () => {
-  server.add<PkiServiceHandlers>(contracts.pki(), {
+  // a stand-in: the RPCs not given here fail when called
+  server.add<PkiServiceHandlers>(contracts.pki(), stubHandlers<PkiServiceHandlers>({
     async GetServerTls(_req, ctx) {
       seen = { requestId: ctx.requestId, actorId: ctx.actorId };
       if (mode === 'field') throw fieldError('name', 'must not be empty', '');
@@ -21,7 +22,7 @@ beforeAll(async () => {
     async GetCaCerts() {
       return { pkcs7Base64: currentContext().requestId, pem: '' };
     },
-  });
+  }));
   const port = await server.listen('127.0.0.1:0');
   server.setServing(true);
   client = createRpcClient(contracts.pki(), `127.0.0.1:${port}`, { deadlineMs: 2000 });

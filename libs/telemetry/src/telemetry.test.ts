@@ -32,10 +32,10 @@ async function serve<H>(name: string, service: Parameters<RpcServer['add']>[0], 
 beforeAll(async () => {
   telemetry = startTelemetry({ serviceName: 'telemetry-test', namespace: 'edge-test', spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
-  const pkiAddr = await serve<PkiServiceHandlers>('pki', contracts.pki(), {
+  const pkiAddr = await serve<PkiServiceHandlers>('pki', contracts.pki(), stubHandlers<PkiServiceHandlers>({
     GetServerTls: notImplemented,
     GetCaCerts: async () => ({ pkcs7Base64: '', pem: 'PEM' }),
-  });
+  }));
   const pki = createRpcClient(contracts.pki(), pkiAddr, { deadlineMs: 5000 });
   identityAddr = await serve<IdentityServiceHandlers>('identity', contracts.identity(), stubHandlers<IdentityServiceHandlers>({
     GetIdentity: async (req) => {

@@ -1,8 +1,8 @@
 /**
  * Authentication: proving who the caller is and opening an API session for them, under the
- * identity's auth policy (allowed methods, lockout, required TOTP), by password or by an
- * external JWT; see controller/internal/routes/authenticate_router.go and
- * controller/model/authenticator_mod_updb.go, authenticator_mod_ext_jwt.go.
+ * identity's auth policy (allowed methods, lockout, required TOTP), by password, client
+ * certificate or external JWT; see controller/internal/routes/authenticate_router.go and
+ * controller/model/authenticator_mod_updb.go, authenticator_mod_cert.go, authenticator_mod_ext_jwt.go.
  */
 import { ZitiError } from '@edge/errors';
 import { newId, newToken } from '@edge/ids';
@@ -13,6 +13,7 @@ import { allowsMethod, lockoutFor, requiresTotp, type AuthPolicy } from './domai
 import { hashToken, type ApiSession } from './domain/api-session.js';
 import { createConcurrencyLimit, createSlidingWindowLimit } from './domain/rate-limit.js';
 import { verifyPassword } from './domain/password.js';
+import { certificateLoginAllowed, fingerprintOf, leafCertificate } from './domain/certificate.js';
 import type { Identities, IdentityInfo } from './identities.js';
 import { identityClaim } from './domain/ext-jwt-signer.js';
 import type { ExtJwtVerifier } from './ext-jwt.js';
@@ -30,6 +31,10 @@ export interface AuthenticateInput {
   remoteAddress: string;
   /** The JWT of method ext-jwt (the gateway takes it from the Authorization header). */
   bearerToken: string;
+  /** The TLS client certificate the gateway saw (PEM), for `cert`. */
+  clientCertPem: string;
+  /** Why TLS did not verify it against the controller CA bundle; '' when it did. */
+  clientCertError: string;
 }
 
 /** A new API session with its token (shown once, never stored) and identity. */
@@ -135,6 +140,28 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     return { identity, authenticatorId: signer.id, policy };
   }
 
+  /**
+   * The identity whose cert authenticator has the presented certificate's fingerprint. TLS has
+   * proven possession of its key in the handshake and verified the chain against the controller
+   * CA bundle (or says why not); the auth policy decides about expired certificates.
+   */
+  async function certIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string; policy: AuthPolicy }> {
+    if (input.clientCertPem === '') throw invalidAuth();
+    let cert;
+    try {
+      cert = leafCertificate(input.clientCertPem);
+    } catch {
+      throw invalidAuth();
+    }
+    const authenticator = await store.findCertByFingerprint(fingerprintOf(cert));
+    if (!authenticator) throw invalidAuth();
+    const identity = await identities.find(authenticator.identityId);
+    if (!identity || identity.disabled) throw invalidAuth();
+    const policy = await policies.forIdentity(identity.authPolicyId);
+    if (!certificateLoginAllowed({ pem: input.clientCertPem, tlsError: input.clientCertError }, cert, policy)) throw invalidAuth();
+    return { identity, authenticatorId: authenticator.id, policy };
+  }
+
   async function recordEnvironment(identityId: string, input: AuthenticateInput): Promise<void> {
     if (input.envInfoJson === '' && input.sdkInfoJson === '') return;
     try {
@@ -147,8 +174,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
 
   /** Authenticates and opens an API session. */
   return async function authenticate(input: AuthenticateInput): Promise<Authenticated> {
-    if (input.method === 'cert') throw invalidAuth(); // certificate login arrives with enrollment
-    const prove = { password: passwordIdentity, 'ext-jwt': extJwtIdentity }[input.method];
+    const prove = { password: passwordIdentity, cert: certIdentity, 'ext-jwt': extJwtIdentity }[input.method];
     if (!prove) throw new ZitiError('INVALID_AUTH_METHOD');
     const { identity, authenticatorId, policy } = await limited(input, () => prove(input));
     const token = newToken();

@@ -22,6 +22,7 @@ import { createRevocationHandlers } from './grpc-revocation.js';
 import type { Revocations } from './revocations.js';
 import { API_SESSION_FIELDS, type AuthStore } from './store.js';
 import { listMeta, listParams, planList } from '@edge/zitiql';
+import type { EnrolledAuthenticators } from './enrolled-authenticators.js';
 
 /** What the handlers call. */
 export interface HandlerDeps {
@@ -36,6 +37,7 @@ export interface HandlerDeps {
   signers: ExtJwtSigners;
   revocations: Revocations;
   timeoutMinutes: number;
+  enrolled: EnrolledAuthenticators;
 }
 
 /** Maps an API session to its proto form; `token` is only given in the answer to Authenticate. */
@@ -115,6 +117,12 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
         store.authenticatorsOf(ids), store.identitiesWithApiSessions(ids), mfaStore.identitiesWithVerifiedMfa(ids),
       ]);
       return { summaries: summarize(req.identityIds, authenticators, withSession, withMfa).map(toProtoSummary) };
+    },
+    async CreateCertAuthenticator(req) {
+      return { id: await deps.enrolled.createCert(req.identityId, req.certPem) };
+    },
+    async CreateUpdbAuthenticator(req) {
+      return { id: await deps.enrolled.createUpdb(req.identityId, req.username, req.password) };
     },
   };
 }

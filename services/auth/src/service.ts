@@ -27,6 +27,7 @@ import { createAuthenticatorStore } from './authenticator-store.js';
 import { createIdentities } from './identities.js';
 import { createMfaOperations } from './mfa.js';
 import { createMfaStore } from './mfa-store.js';
+import { createEnrolledAuthenticators } from './enrolled-authenticators.js';
 import { createStore, type AuthDatabase } from './store.js';
 
 // Both src/ and dist/ sit next to migrations/.
@@ -88,6 +89,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
       signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id)), revocations,
       authenticators: createAuthenticators({ store: createAuthenticatorStore(db), identities, policies }),
+      enrolled: createEnrolledAuthenticators({ store, identities, policies }),
     }));
     stack.defer(() => server.stop(config.shutdownGraceMs));
     port = await server.listen(grpcListenAddr(config, 'auth'));

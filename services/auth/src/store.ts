@@ -2,6 +2,7 @@
  * Every query of the auth service, over its own schema, with row ↔ domain mappers.
  */
 import { sql, type ColumnType, type Generated, type Kysely, type Selectable } from 'kysely';
+import { isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
 import type { Authenticator, AuthenticatorMethod } from './domain/authenticator.js';
@@ -79,6 +80,9 @@ export interface NewUpdbAuthenticator {
   passwordHash: string;
 }
 
+/** An authenticator a completed enrollment creates. */
+export type NewEnrolledAuthenticator = Pick<Authenticator, 'id' | 'identityId' | 'method' | 'username' | 'passwordHash' | 'fingerprint' | 'certPem'>;
+
 /** A new API session; timestamps default to now. */
 export type NewApiSession = Omit<ApiSession, 'tags' | 'createdAt' | 'updatedAt'>;
 
@@ -140,6 +144,31 @@ export function createStore(db: Kysely<AuthDatabase>) {
         .returning('id')
         .execute();
       return rows.length > 0;
+    },
+
+    /** The cert authenticator with this fingerprint, if any. */
+    async findCertByFingerprint(fingerprint: string): Promise<Authenticator | undefined> {
+      const row = await db.selectFrom('authenticators').selectAll()
+        .where('method', '=', 'cert').where('fingerprint', '=', fingerprint)
+        .executeTakeFirst();
+      return row && toAuthenticator(row);
+    },
+
+    /**
+     * Inserts an authenticator an enrollment created; 'duplicate' when its unique key (username
+     * or fingerprint) is taken.
+     */
+    async insertEnrolled(a: NewEnrolledAuthenticator): Promise<'inserted' | 'duplicate'> {
+      try {
+        await db.insertInto('authenticators').values({
+          id: a.id, identity_id: a.identityId, method: a.method, username: a.username ?? null, password_hash: a.passwordHash ?? null,
+          fingerprint: a.fingerprint ?? null, cert_pem: a.certPem ?? null,
+        }).execute();
+        return 'inserted';
+      } catch (err) {
+        if (isUniqueViolation(err)) return 'duplicate';
+        throw err;
+      }
     },
 
     /** Every authenticator of these identities. */

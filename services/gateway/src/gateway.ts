@@ -34,6 +34,8 @@ import { registerPostureCheckRoutes } from './routes/management/posture-checks/r
 import { registerClientServiceRoutes } from './routes/client/services/routes.js';
 import { registerRoleAttributeRoutes } from './routes/management/role-attributes/routes.js';
 import { registerRouterRoutes } from './routes/management/routers/routes.js';
+import { registerEnrollmentRoutes } from './routes/management/enrollments/routes.js';
+import { registerEnrollRoutes } from './routes/client/enroll/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -99,6 +101,8 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerClientServiceRoutes(route, CLIENT_BASE, clients);
   registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);
+  registerEnrollmentRoutes(route, MANAGEMENT_BASE, clients);
+  registerEnrollRoutes(route, CLIENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */

@@ -11,17 +11,39 @@ import {
   DEFAULT_AUTH_POLICY_ID, type IdentityInput,
 } from './domain/identity.js';
 import type { AuthPolicyLookup } from './auth-policies.js';
+import { asIdentityCreateError, enrollmentAsks, type EnrollmentAsk } from './domain/enrollment.js';
+import type { Identity } from './domain/identity.js';
+import type { EnrollmentClient } from './enrollments.js';
 import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from './store.js';
 import type { IdentityEvents } from './events.js';
 import type { RouterHandlers } from './router-grpc.js';
 import { fieldsToInput, identityToProto, identityTypeToProto, parseJson } from './map.js';
 
 /** Builds the handlers over a store, the event publisher and the auth service's policies. */
-export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents, authPolicies: AuthPolicyLookup): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers> {
+export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents, authPolicies: AuthPolicyLookup, enrollments: EnrollmentClient): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers> {
   /** The field rules, and an authPolicyId naming a policy the auth service knows. */
   async function validate(input: IdentityInput): Promise<void> {
     validateIdentityInput(input);
     if (needsAuthPolicyCheck(input) && !(await authPolicies.exists(input.authPolicyId))) throw authPolicyNotFound(input.authPolicyId);
+  }
+
+  /**
+   * The enrollments asked for with a new identity, through the pki service. If one fails, the
+   * identity is removed again (its deleted event takes any enrollment already made with it), so
+   * nothing half-made remains.
+   */
+  async function createEnrollmentsFor(identity: Identity, asks: EnrollmentAsk[]): Promise<void> {
+    let made = 0;
+    try {
+      for (const ask of asks) {
+        await enrollments.createForIdentity(identity.id, ask);
+        made++;
+      }
+    } catch (err) {
+      await store.delete(identity.id);
+      if (made > 0) await events.deleted(identity);
+      throw asIdentityCreateError(err);
+    }
   }
 
   return {
@@ -29,6 +51,7 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
       const input = fieldsToInput(req.fields);
       await validate(input);
       const created = await store.insert(newId(), input);
+      await createEnrollmentsFor(created, enrollmentAsks(req.enrollment));
       await events.created(created);
       return { id: created.id };
     },

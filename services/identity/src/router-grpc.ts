@@ -11,12 +11,14 @@ import type { IdentityEvents } from './events.js';
 import { routerFieldsToInput, routerToProto } from './router-map.js';
 import { ROUTER_FIELDS, ROUTER_ROLE_COLUMNS, type RouterStore, type RouterWrite } from './router-store.js';
 import type { IdentityStore } from './store.js';
+import type { EnrollmentClient } from './enrollments.js';
 
 type Handlers = AsyncHandlers<IdentityServiceHandlers>;
-export type RouterHandlers = Pick<Handlers, 'CreateRouter' | 'GetRouter' | 'ListRouters' | 'UpdateRouter' | 'DeleteRouter' | 'ListEdgeRouterRoleAttributes' | 'MatchEdgeRouters'>;
+export type RouterHandlers = Pick<Handlers, 'CreateRouter' | 'GetRouter' | 'ListRouters' | 'UpdateRouter' | 'DeleteRouter' | 'ListEdgeRouterRoleAttributes' | 'MatchEdgeRouters'
+  | 'SetRouterCertificate' | 'ReEnrollRouter'>;
 
 /** Builds the router handlers; router identities are announced as identity events. */
-export function createRouterHandlers(routers: RouterStore, identities: IdentityStore, events: IdentityEvents): RouterHandlers {
+export function createRouterHandlers(routers: RouterStore, identities: IdentityStore, events: IdentityEvents, enrollments: EnrollmentClient): RouterHandlers {
   const announce = async (w: RouterWrite, change: 'routerCreated' | 'routerUpdated' | 'routerDeleted') => {
     await events[change](w.router);
     if (w.identityChange === 'deleted') return events.deleted(identityOf(w.router));
@@ -32,6 +34,13 @@ export function createRouterHandlers(routers: RouterStore, identities: IdentityS
       const input = routerFieldsToInput(req.fields);
       validateRouterInput(input);
       const written = await routers.insert(newId(), kind, input);
+      try {
+        // as edge_router_manager.go: a new router comes with its enrollment, or not at all
+        await enrollments.replaceForRouter(kind, written.router.id);
+      } catch (err) {
+        await routers.delete(kind, written.router.id);
+        throw err;
+      }
       await announce(written, 'routerCreated');
       return { id: written.router.id };
     },
@@ -73,6 +82,21 @@ export function createRouterHandlers(routers: RouterStore, identities: IdentityS
 
     async MatchEdgeRouters(req) {
       return { ids: await routers.matchIds(matchRolesCondition(req, ROUTER_ROLE_COLUMNS)) };
+    },
+
+    async SetRouterCertificate(req) {
+      const kind = routerKind(req.kind);
+      await announce(await routers.setCertificate(kind, req.id, { fingerprint: req.fingerprint, certPem: req.certPem }), 'routerUpdated');
+      return {};
+    },
+
+    /** A new enrollment first (the old token stops working), then the certificate is dropped. */
+    async ReEnrollRouter(req) {
+      const kind = routerKind(req.kind);
+      await routers.get(kind, req.id);
+      await enrollments.replaceForRouter(kind, req.id);
+      await announce(await routers.setCertificate(kind, req.id, null), 'routerUpdated');
+      return {};
     },
   };
 }

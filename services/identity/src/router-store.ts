@@ -151,6 +151,18 @@ export function createRouterStore(db: Kysely<IdentityDb>) {
       });
     },
 
+    /**
+     * Records the client certificate a router enrolled with (verified), or with `null` drops it
+     * (re-enrollment).
+     */
+    async setCertificate(kind: RouterKind, id: string, cert: { fingerprint: string; certPem: string } | null): Promise<RouterWrite> {
+      const row = await db.updateTable('routers')
+        .set({ fingerprint: cert?.fingerprint ?? null, cert_pem: cert?.certPem ?? null, is_verified: cert !== null, updated_at: sql<Date>`date_trunc('milliseconds', now())` })
+        .where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
+      if (!row) throw notFound(kind === 'edge' ? 'edge router' : 'transit router', id);
+      return { router: toDomain(row) };
+    },
+
     async listRoleAttributes(plan: ListPlan): Promise<{ items: string[]; total: number }> {
       const attributes = db.selectFrom('routers').where('kind', '=', 'edge').select(sql<string>`unnest(role_attributes)`.as('id')).distinct().as('attributes');
       const { rows, total } = await runList(db.selectFrom(attributes), plan, (qb) => qb.select('id'));

@@ -11,6 +11,7 @@ import { createIdentityEvents } from './events.js';
 import { createIdentityHandlers } from './grpc.js';
 import { createRouterHandlers } from './router-grpc.js';
 import { createRouterStore } from './router-store.js';
+import { createEnrollmentClient } from './enrollments.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -20,10 +21,15 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
     const store = createIdentityStore(db);
     const events = createIdentityEvents(ctx.bus);
     const auth = createRpcClient(contracts.auth(), ctx.config.grpc.targets.auth, { deadlineMs: ctx.config.grpc.deadlineMs });
+    const pki = createRpcClient(contracts.pki(), ctx.config.grpc.targets.pki, { deadlineMs: ctx.config.grpc.deadlineMs });
+    const enrollments = createEnrollmentClient(pki);
     server.add<IdentityServiceHandlers>(contracts.identity(), {
-      ...createIdentityHandlers(store, events, createAuthPolicyLookup(auth)),
-      ...createRouterHandlers(createRouterStore(db), store, events),
+      ...createIdentityHandlers(store, events, createAuthPolicyLookup(auth), enrollments),
+      ...createRouterHandlers(createRouterStore(db), store, events, enrollments),
     });
-    return async () => auth.close();
+    return async () => {
+      auth.close();
+      pki.close();
+    };
   });
 }

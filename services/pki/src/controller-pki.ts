@@ -9,6 +9,7 @@ import {
   createServerCertificate,
   type CertificateKind,
   type IssuedCertificate,
+  type Signer,
 } from './domain/certificates.js';
 import { caCerts, serverCertificateIssue, serverTls, type CaCerts, type ControllerChain, type ServerTls } from './domain/controller-chain.js';
 import { decryptKey, encryptKey, KeyDecryptionError } from '@edge/key-encryption';
@@ -24,6 +25,20 @@ export interface ControllerPki {
   serverTls(): Promise<ServerTls>;
   /** The CA chain for EST cacerts. */
   caCerts(): Promise<CaCerts>;
+  /** What enrollment signs with: the intermediate CA (certificates) and the listener's key (JWTs). */
+  enrollmentSigners(): Promise<EnrollmentSigners>;
+}
+
+/** The keys enrollment signs with, read fresh like the listener's TLS material. */
+export interface EnrollmentSigners {
+  /** Issues enrolled identities' and routers' certificates. */
+  intermediate: Signer;
+  /** The server certificate and key: enrollment JWTs are signed with the listener's key. */
+  server: { certPem: string; keyPem: string };
+  /** The listener's chain (leaf first), as the gateway serves it. */
+  serverChainPem: string;
+  /** Intermediate then root, what enrolled clients trust. */
+  caBundlePem: string;
 }
 
 /** Options of {@link createControllerPki}. */
@@ -92,6 +107,16 @@ export function createControllerPki(opts: ControllerPkiOptions): ControllerPki {
     },
     async caCerts() {
       return caCerts(await ensure());
+    },
+    async enrollmentSigners() {
+      const chain = await ensure();
+      const tls = serverTls(chain);
+      return {
+        intermediate: { certPem: chain.intermediateCa.certPem, key: await importPrivateKeyPem(chain.intermediateCa.keyPem) },
+        server: { certPem: chain.server.certPem, keyPem: chain.server.keyPem },
+        serverChainPem: tls.certChainPem,
+        caBundlePem: tls.caBundlePem,
+      };
     },
   };
 }

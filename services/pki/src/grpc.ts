@@ -6,7 +6,7 @@ import type { AsyncHandlers } from '@edge/rpc';
 import type { ControllerPki } from './controller-pki.js';
 
 /** Handlers over the controller chain; the domain shapes already match the messages. */
-export function createPkiHandlers(pki: ControllerPki): AsyncHandlers<PkiServiceHandlers> {
+export function createPkiHandlers(pki: ControllerPki): Pick<AsyncHandlers<PkiServiceHandlers>, 'GetServerTls' | 'GetCaCerts'> {
   return {
     async GetServerTls() {
       const tls = await pki.serverTls();

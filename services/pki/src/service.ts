@@ -1,25 +1,32 @@
 /**
- * The pki service: migrate → bootstrap the controller chain → gRPC → serving; stop in reverse.
+ * The pki service: migrate → bootstrap the controller chain → consumers → gRPC → serving; stop
+ * in reverse.
  */
 import { fileURLToPath } from 'node:url';
 import { grpcListenAddr, schemaName } from '@edge/config';
 import { createDb, migrate } from '@edge/db';
-import type { EdgeService, ServiceContext } from '@edge/lifecycle';
+import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type PkiServiceHandlers } from '@edge/proto';
-import { createRpcServer, type RpcServer } from '@edge/rpc';
+import { createRpcClient, createRpcServer } from '@edge/rpc';
+import { resolveKek } from '@edge/key-encryption';
 import { createControllerPki, type ControllerPki } from './controller-pki.js';
 import { requiredServerNames } from './domain/server-hosts.js';
+import { createEnrollmentHandlers } from './enrollment-grpc.js';
+import { createEnrollmentStore } from './enrollment-store.js';
+import { createEnrollments } from './enrollments.js';
+import { scheduleOrphanSweep, startEnrollmentConsumers } from './events.js';
 import { createPkiHandlers } from './grpc.js';
-import { resolveKek } from '@edge/key-encryption';
+import { createEnrollmentPeers } from './peers.js';
+import { createRedeem } from './redeem.js';
 import { createStore, type PkiDb } from './store.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Creates the pki service; nothing happens until `start()`. */
 export function createPkiService(ctx: ServiceContext): EdgeService {
-  const { config, conn, log } = ctx;
+  const { config, conn, bus, log } = ctx;
   const schema = schemaName(config, 'pki');
-  let server: RpcServer | undefined;
+  const stack = createStack();
   let boundPort = 0;
 
   return {
@@ -27,25 +34,41 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
     port: () => boundPort,
     async start() {
       await migrate(conn, schema, MIGRATIONS_DIR, log);
-      const store = createStore(createDb<PkiDb>(conn, schema));
+      const db = createDb<PkiDb>(conn, schema);
+      stack.defer(() => db.destroy());
+      const store = createStore(db);
+      const kek = await resolveKek(config, (salt) => store.ensureScryptSalt(salt), log);
       const pki: ControllerPki = createControllerPki({
-        store,
-        kek: await resolveKek(config, (salt) => store.ensureScryptSalt(salt), log),
-        names: requiredServerNames(config.http),
-        lockName: `edge.pki.bootstrap:${schema}`,
-        log,
+        store, kek, names: requiredServerNames(config.http), lockName: `edge.pki.bootstrap:${schema}`, log,
       });
       await pki.ensure();
-      server = createRpcServer('pki', log);
-      server.add<PkiServiceHandlers>(contracts.pki(), createPkiHandlers(pki));
+
+      const opts = { deadlineMs: config.grpc.deadlineMs };
+      const identity = createRpcClient(contracts.identity(), config.grpc.targets.identity, opts);
+      const auth = createRpcClient(contracts.auth(), config.grpc.targets.auth, opts);
+      stack.defer(async () => { identity.close(); auth.close(); });
+      const peers = createEnrollmentPeers(identity, auth);
+      const enrollmentStore = createEnrollmentStore(db);
+      const enrollments = createEnrollments({
+        store: enrollmentStore, pki, peers, kek, advertisedAddress: config.http.advertisedAddress, durationMinutes: config.enrollmentDurationMinutes,
+      });
+      const subscriptions = await startEnrollmentConsumers(bus, enrollmentStore, log);
+      stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
+      // React, then reconcile: the identity service may start after this one, so in the background.
+      stack.defer(scheduleOrphanSweep(enrollmentStore, peers, log));
+
+      const server = createRpcServer('pki', log);
+      server.add<PkiServiceHandlers>(contracts.pki(), {
+        ...createPkiHandlers(pki),
+        ...createEnrollmentHandlers(enrollments, createRedeem({ store: enrollmentStore, pki, peers }), pki),
+      });
+      stack.defer(() => server.stop(config.shutdownGraceMs));
       boundPort = await server.listen(grpcListenAddr(config, 'pki'));
       server.setServing(true);
       log.info({ port: boundPort }, 'pki service serving');
     },
     async stop() {
-      const s = server;
-      server = undefined;
-      await s?.stop(config.shutdownGraceMs);
+      await stack.unwind();
     },
   };
 }

@@ -3,6 +3,7 @@
  */
 import { sql, type Kysely, type Selectable, type Generated, type ColumnType } from 'kysely';
 import type { CertificateKind, IssuedCertificate } from './domain/certificates.js';
+import type { EnrollmentsTable } from './enrollment-store.js';
 
 interface ControllerCertificatesTable {
   kind: CertificateKind;
@@ -27,6 +28,7 @@ interface KeyEncryptionTable {
 export interface PkiDb {
   controller_certificates: ControllerCertificatesTable;
   key_encryption: KeyEncryptionTable;
+  enrollments: EnrollmentsTable;
 }
 
 /** A stored controller certificate; the private key still encrypted. */

@@ -64,3 +64,24 @@ export async function verifyPassword(password: string, encoded: string | undefin
 export function randomPassword(): string {
   return randomBytes(18).toString('base64url');
 }
+
+/** The password rules of an auth policy's updb section. */
+export interface PasswordRules {
+  minPasswordLength: number;
+  requireMixedCase: boolean;
+  requireNumberChar: boolean;
+  requireSpecialChar: boolean;
+}
+
+/**
+ * Why `password` breaks the rules, or undefined when it keeps them (as the updb enrollment of
+ * OpenZiti checks the identity's auth policy). Passwords are at most 100 characters (the specs).
+ */
+export function passwordRuleBreach(password: string, rules: PasswordRules): string | undefined {
+  if (password.length < rules.minPasswordLength) return `must be at least ${rules.minPasswordLength} characters`;
+  if (password.length > 100) return 'must be at most 100 characters';
+  if (rules.requireMixedCase && !(/\p{Lu}/u.test(password) && /\p{Ll}/u.test(password))) return 'must contain upper and lower case letters';
+  if (rules.requireNumberChar && !/\p{Nd}/u.test(password)) return 'must contain a number';
+  if (rules.requireSpecialChar && !/[^\p{L}\p{Nd}]/u.test(password)) return 'must contain a special character';
+  return undefined;
+}

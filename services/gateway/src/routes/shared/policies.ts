@@ -11,7 +11,7 @@ import type { Router } from '../../http/route.js';
 import { baseEntity, idParam, presentFields } from './entity.js';
 import { listBody, listQuery } from './list.js';
 import { renderIdentity } from './render.js';
-import { renderEdgeRouter } from '../management/routers/map.js';
+import { renderEdgeRouters } from '../management/routers/map.js';
 
 type Message = { id: string; createdAt: string; updatedAt: string; tagsJson: string; name: string; semantic: string } & Record<string, unknown>;
 
@@ -92,7 +92,7 @@ export async function listPolicyEdgeRouters(req: FastifyRequest, clients: Client
   const query = { ...listQuery(req), roleFilter: policy.edgeRouterRoles, roleSemantic: policy.semantic };
   if (policy.edgeRouterRoles.length === 0) query.filter = 'false';
   const page = await clients.identity.listRouters({ kind: 'edge', query });
-  return listBody(page.routers.map(renderEdgeRouter), page.meta);
+  return listBody(await renderEdgeRouters(clients, page.routers), page.meta);
 }
 
 /**

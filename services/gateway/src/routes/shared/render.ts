@@ -2,7 +2,8 @@
  * HTTP renderings shared by both APIs: API sessions and identity details.
  */
 import { entityRef, selfLink } from '@edge/envelope';
-import type { auth, identity } from '@edge/proto';
+import type { auth, identity, pki } from '@edge/proto';
+import { renderIdentityEnrollments } from './enrollments.js';
 
 function parse(text: string | undefined): Record<string, unknown> {
   if (!text) return {};
@@ -65,8 +66,11 @@ function authenticators(s: auth.IdentityAuthSummary__Output | undefined) {
   return out;
 }
 
-/** `identityDetail`: the identity service's record plus the auth service's summary of it. */
-export function renderIdentity(i: identity.Identity__Output, summary: auth.IdentityAuthSummary__Output | undefined) {
+/**
+ * `identityDetail`: the identity service's record plus the auth service's summary of it and,
+ * where the caller fetched them, its outstanding enrollments (pki service).
+ */
+export function renderIdentity(i: identity.Identity__Output, summary: auth.IdentityAuthSummary__Output | undefined, enrollments?: pki.Enrollment__Output[]) {
   return {
     id: i.id,
     createdAt: i.createdAt,
@@ -88,7 +92,7 @@ export function renderIdentity(i: identity.Identity__Output, summary: auth.Ident
     authPolicyId: i.authPolicyId,
     authPolicy: entityRef('auth-policies', 'auth-policies', i.authPolicyId, i.authPolicyId === 'default' ? 'Default' : i.authPolicyId),
     authenticators: authenticators(summary),
-    enrollment: {},
+    enrollment: renderIdentityEnrollments(enrollments),
     envInfo: parse(i.envInfoJson),
     sdkInfo: parse(i.sdkInfoJson),
     hasApiSession: summary?.hasApiSession ?? false,

@@ -36,6 +36,18 @@ function bearerToken(req: FastifyRequest): string {
   return typeof h === 'string' && /^bearer /i.test(h) ? h.slice(7).trim() : '';
 }
 
+/**
+ * Why the TLS layer did not verify the client certificate against the controller CA bundle it
+ * was configured with ('' when it did). The handshake itself proved possession of the key; the
+ * auth service decides what an error such as CERT_HAS_EXPIRED means under the auth policy.
+ */
+function clientCertError(req: FastifyRequest): string {
+  const socket = req.raw.socket as { authorized?: boolean; authorizationError?: Error | string | null };
+  if (socket.authorized) return '';
+  const e = socket.authorizationError;
+  return (typeof e === 'string' ? e : (e as { code?: string } | null | undefined)?.code ?? e?.message) || 'UNVERIFIED';
+}
+
 /** Registers authenticate, current-api-session and current-identity under `base`. */
 export function registerSessionRoutes(route: Router, base: string, clients: Clients, cache: SessionCache): void {
   route('POST', `${base}/authenticate`, 'public', async (req) => {
@@ -52,6 +64,7 @@ export function registerSessionRoutes(route: Router, base: string, clients: Clie
       envInfoJson: body.envInfo ? JSON.stringify(body.envInfo) : '',
       sdkInfoJson: body.sdkInfo ? JSON.stringify(body.sdkInfo) : '',
       clientCertPem: clientCertPem(req),
+      clientCertError: clientCertError(req),
       remoteAddress: req.ip,
       bearerToken: bearerToken(req),
     });

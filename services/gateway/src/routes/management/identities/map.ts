@@ -2,7 +2,7 @@
  * HTTP bodies → identity proto messages.
  */
 import type { identity } from '@edge/proto';
-import type { IdentityPatch } from './schemas.js';
+import type { IdentityCreate, IdentityPatch } from './schemas.js';
 
 /** Every writable field, in the names the identity service's update mask uses. */
 export const ALL_FIELDS = [
@@ -36,4 +36,11 @@ export function toFields(b: IdentityPatch): identity.IdentityFields {
  */
 export function patchMask(body: Record<string, unknown>): string[] {
   return ALL_FIELDS.filter((f) => f in body && !(body[f] === null && (f === 'name' || f === 'type' || f === 'isAdmin')));
+}
+
+/** The enrollments identityCreate asks for (none when `enrollment` is absent). */
+export function toEnrollmentRequest(b: IdentityCreate): identity.IdentityEnrollmentRequest | undefined {
+  const e = b.enrollment;
+  if (!e) return undefined;
+  return { ott: e.ott ?? false, ottca: e.ottca ?? undefined, updb: e.updb ?? undefined };
 }

@@ -1,14 +1,14 @@
 /**
  * Management `/identities`: list, create, detail, replace, patch, delete.
  */
-import { fieldError } from '@edge/errors';
 import { created, empty, ok } from '@edge/envelope';
 import { parseBody } from '@edge/schemas';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 import { listBody, listQuery } from '../../shared/list.js';
 import { renderIdentity } from '../../shared/render.js';
-import { ALL_FIELDS, patchMask, toFields } from './map.js';
+import { ALL_FIELDS, patchMask, toEnrollmentRequest, toFields } from './map.js';
+import { enrollmentsByOwner } from '../../shared/enrollments.js';
 import { identityCreate, identityPatch, identityUpdate } from './schemas.js';
 
 type Params = { id: string };
@@ -18,29 +18,30 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
   const url = `${base}/identities`;
 
   const detail = async (id: string) => {
-    const [identity, summaries] = await Promise.all([
+    const [identity, summaries, enrollments] = await Promise.all([
       clients.identity.getIdentity({ id }),
       clients.auth.getIdentityAuthSummaries({ identityIds: [id] }),
+      enrollmentsByOwner(clients, { identityIds: [id] }),
     ]);
-    return renderIdentity(identity, summaries.summaries[0]);
+    return renderIdentity(identity, summaries.summaries[0], enrollments.get(id));
   };
 
   route('GET', url, 'admin', async (req) => {
     const page = await clients.identity.listIdentities({ query: listQuery(req) });
-    const { summaries } = await clients.auth.getIdentityAuthSummaries({ identityIds: page.identities.map((i) => i.id) });
+    const identityIds = page.identities.map((i) => i.id);
+    const [{ summaries }, enrollments] = await Promise.all([
+      clients.auth.getIdentityAuthSummaries({ identityIds }),
+      enrollmentsByOwner(clients, { identityIds }),
+    ]);
     const byId = new Map(summaries.map((s) => [s.identityId, s]));
-    const data = page.identities.map((i) => renderIdentity(i, byId.get(i.id)));
+    const data = page.identities.map((i) => renderIdentity(i, byId.get(i.id), enrollments.get(i.id)));
     return { body: listBody(data, page.meta) };
   });
 
   route('POST', url, 'admin', async (req) => {
     const body = parseBody(identityCreate, req.body);
-    if (body.enrollment && (body.enrollment.ott || body.enrollment.ottca || body.enrollment.updb)) {
-      // Enrollments are issued by the pki service once enrollment lands; refuse rather than
-      // create an identity without the enrollment the caller asked for.
-      throw fieldError('enrollment', 'enrollments cannot be created by this controller yet', body.enrollment);
-    }
-    const { id } = await clients.identity.createIdentity({ fields: toFields(body) });
+    // The identity service creates the enrollments asked for with the identity, or neither.
+    const { id } = await clients.identity.createIdentity({ fields: toFields(body), enrollment: toEnrollmentRequest(body) });
     return { status: 201, body: created(id, 'identities') };
   });
 

@@ -25,7 +25,7 @@ export const identityCreate = z.object({
   name: z.string().min(1).max(1000),
   type: identityType,
   isAdmin: z.boolean(),
-  enrollment: z.object({ ott: z.boolean().optional(), ottca: z.string().optional(), updb: z.string().optional() }).optional(),
+  enrollment: z.object({ ott: z.boolean().optional(), ottca: z.string().min(1).max(100).optional(), updb: z.string().min(1).max(100).optional() }).nullable().optional(),
 });
 
 /** `identityUpdate` (PUT: name, type and isAdmin required). */

@@ -14,7 +14,7 @@ import { renderPolicy } from '../../shared/policies.js';
 import { allPages, roleSelections } from '../../shared/related.js';
 import { renderIdentity } from '../../shared/render.js';
 import { renderService } from '../services/map.js';
-import { renderEdgeRouter } from '../routers/map.js';
+import { renderEdgeRouters } from '../routers/map.js';
 
 async function renderIdentities(clients: Clients, page: { identities: Parameters<typeof renderIdentity>[0][]; meta: common.ListMeta__Output | null }) {
   const { summaries } = await clients.auth.getIdentityAuthSummaries({ identityIds: page.identities.map((i) => i.id) });
@@ -60,7 +60,7 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
   route('GET', `${base}/identities/:id/edge-routers`, 'admin', async (req) => {
     const policies = await edgeRouterPoliciesOf({ identity: await identityScope(req) });
     const page = await clients.identity.listRouters({ kind: 'edge', query: listQuery(req), selectedBy: roleSelections(policies, (p: policy.EdgeRouterPolicy__Output) => p.edgeRouterRoles) });
-    return { body: listBody(page.routers.map(renderEdgeRouter), page.meta) };
+    return { body: listBody(await renderEdgeRouters(clients, page.routers), page.meta) };
   });
 
   route('GET', `${base}/edge-routers/:id/edge-router-policies`, 'admin', async (req) => {
@@ -98,6 +98,6 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
       return { items: p.serviceEdgeRouterPolicies, meta: p.meta };
     });
     const page = await clients.identity.listRouters({ kind: 'edge', query: listQuery(req), selectedBy: roleSelections(policies, (p: policy.ServiceEdgeRouterPolicy__Output) => p.edgeRouterRoles) });
-    return { body: listBody(page.routers.map(renderEdgeRouter), page.meta) };
+    return { body: listBody(await renderEdgeRouters(clients, page.routers), page.meta) };
   });
 }

@@ -3,7 +3,9 @@
  */
 import { selfLink } from '@edge/envelope';
 import { baseEntity } from '../../shared/entity.js';
-import type { identity } from '@edge/proto';
+import type { identity, pki } from '@edge/proto';
+import { enrollmentsByOwner, renderRouterEnrollment } from '../../shared/enrollments.js';
+import type { Clients } from '../../../clients.js';
 import type { RouterBody } from './schemas.js';
 
 /** Every writable field, in the names the identity service's update mask uses. */
@@ -32,8 +34,8 @@ export function routerPatchMask(body: Record<string, unknown>, all: string[]): s
 
 const json = (text: string) => JSON.parse(text || '{}') as Record<string, unknown>;
 
-/** Fields shared by `routerDetail` and `edgeRouterDetail`. */
-function common(r: identity.Router__Output, collection: string) {
+/** Fields shared by `routerDetail` and `edgeRouterDetail`; `enrollment` is the router's outstanding one. */
+function common(r: identity.Router__Output, collection: string, enrollment: pki.Enrollment__Output | undefined) {
   return {
     id: r.id,
     createdAt: r.createdAt,
@@ -51,25 +53,22 @@ function common(r: identity.Router__Output, collection: string) {
     ctrlChanListeners: json(r.ctrlChanListenersJson),
     configs: [] as string[],
     interfaces: [] as unknown[],
-    enrollmentCreatedAt: null,
-    enrollmentExpiresAt: null,
-    enrollmentJwt: null,
-    enrollmentToken: null,
+    ...renderRouterEnrollment(enrollment),
     _links: selfLink(collection, r.id),
   };
 }
 
 /** `routerDetail` of a transit router. */
-export function renderTransitRouter(r: identity.Router__Output) {
-  return common(r, 'transit-routers');
+export function renderTransitRouter(r: identity.Router__Output, enrollment?: pki.Enrollment__Output) {
+  return common(r, 'transit-routers', enrollment);
 }
 
 /**
  * `edgeRouterDetail`. The spec also requires the version fields at the top level; a router
  * that has never connected reports them empty.
  */
-export function renderEdgeRouter(r: identity.Router__Output) {
-  const base = common(r, 'edge-routers');
+export function renderEdgeRouter(r: identity.Router__Output, enrollment?: pki.Enrollment__Output) {
+  const base = common(r, 'edge-routers', enrollment);
   const nested = (name: string) => ({ href: `./edge-routers/${r.id}/${name}` });
   return {
     ...base,
@@ -107,4 +106,10 @@ export function renderCommonEdgeRouter(r: identity.Router__Output) {
 /** `currentIdentityEdgeRouterDetail`. */
 export function renderCurrentIdentityEdgeRouter(r: identity.Router__Output) {
   return { ...baseEntity(r, 'edge-routers'), ...renderCommonEdgeRouter(r) };
+}
+
+/** A page of edge routers rendered with their outstanding enrollments (one call to the pki service). */
+export async function renderEdgeRouters(clients: Clients, routers: identity.Router__Output[]) {
+  const byOwner = await enrollmentsByOwner(clients, { edgeRouterIds: routers.map((r) => r.id) });
+  return routers.map((r) => renderEdgeRouter(r, byOwner.get(r.id)?.[0]));
 }

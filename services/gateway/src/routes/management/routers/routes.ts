@@ -7,6 +7,7 @@ import { parseBody } from '@edge/schemas';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 import { listBody, listQuery } from '../../shared/list.js';
+import { enrollmentsByOwner } from '../../shared/enrollments.js';
 import { ALL_EDGE_FIELDS, ALL_TRANSIT_FIELDS, renderEdgeRouter, renderTransitRouter, routerPatchMask, toRouterFields } from './map.js';
 import { edgeRouterCreate, edgeRouterPatch, routerCreate, routerPatch } from './schemas.js';
 
@@ -40,9 +41,16 @@ function registerFamily(route: Router, base: string, clients: Clients, f: Family
   const url = `${base}/${f.collection}`;
   const { kind } = f;
 
+  /** The outstanding enrollment of each router, by router id. */
+  const enrollmentsOf = async (ids: string[]) => {
+    const byOwner = await enrollmentsByOwner(clients, kind === 'edge' ? { edgeRouterIds: ids } : { transitRouterIds: ids });
+    return (id: string) => byOwner.get(id)?.[0];
+  };
+
   route('GET', url, 'admin', async (req) => {
     const page = await clients.identity.listRouters({ kind, query: listQuery(req) });
-    return { body: listBody(page.routers.map(f.render), page.meta) };
+    const enrollment = await enrollmentsOf(page.routers.map((r) => r.id));
+    return { body: listBody(page.routers.map((r) => f.render(r, enrollment(r.id))), page.meta) };
   });
 
   route('POST', url, 'admin', async (req) => {
@@ -53,7 +61,7 @@ function registerFamily(route: Router, base: string, clients: Clients, f: Family
 
   route('GET', `${url}/:id`, 'admin', async (req) => {
     const r = await clients.identity.getRouter({ kind, id: (req.params as Params).id });
-    return { body: ok(f.render(r)) };
+    return { body: ok(f.render(r, (await enrollmentsOf([r.id]))(r.id))) };
   });
 
   route('PUT', `${url}/:id`, 'admin', async (req) => {
@@ -73,4 +81,11 @@ function registerFamily(route: Router, base: string, clients: Clients, f: Family
     await clients.identity.deleteRouter({ kind, id: (req.params as Params).id });
     return { body: empty() };
   });
+
+  if (kind === 'edge') {
+    route('POST', `${url}/:id/re-enroll`, 'admin', async (req) => {
+      await clients.identity.reEnrollRouter({ kind, id: (req.params as Params).id });
+      return { body: empty() };
+    });
+  }
 }

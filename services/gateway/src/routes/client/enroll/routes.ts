@@ -1,0 +1,89 @@
+/**
+ * Client `/enroll*`: redeeming enrollment tokens without a session (as OpenZiti's
+ * controller/internal/routes/enroll_router.go), and `/enroll/jwks`. Tokens travel differently
+ * per endpoint (WIRE.md): in the JSON body for /enroll/ott and /enroll/erott, in the query for
+ * /enroll/updb and the generic /enroll, whose body is the PEM CSR itself.
+ */
+import type { FastifyRequest } from 'fastify';
+import { ok, empty } from '@edge/envelope';
+import { ZitiError } from '@edge/errors';
+import { parseBody, z } from '@edge/schemas';
+import type { pki } from '@edge/proto';
+import type { Clients } from '../../../clients.js';
+import type { Result, Router } from '../../../http/route.js';
+
+/** `ottEnrollmentRequest`. */
+const ottEnrollmentRequest = z.object({ token: z.string().max(200).optional(), clientCsr: z.string().max(64_000).optional() });
+/** `erOttEnrollmentRequest`. */
+const erOttEnrollmentRequest = ottEnrollmentRequest.extend({ serverCsr: z.string().max(64_000).optional() });
+/** The body of `/enroll/updb` (`username` is the enrollment's; one sent here is ignored, as OpenZiti does). */
+const updbCredentials = z.object({ password: z.string().max(100), username: z.string().max(100).optional() });
+/** `genericEnroll` as a JSON body of `/enroll`. */
+const genericEnroll = z.object({
+  clientCsr: z.string().max(64_000).optional(), certCsr: z.string().max(64_000).optional(), serverCertCsr: z.string().max(64_000).optional(),
+  password: z.string().max(100).optional(),
+});
+
+const query = (req: FastifyRequest) => req.query as Record<string, unknown>;
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/** True when the client named application/json in Accept (enroll_router.go explicitJsonAccept). */
+function asksForJson(req: FastifyRequest): boolean {
+  const accept = req.headers.accept;
+  return typeof accept === 'string' && accept.split(',').some((v) => v.split(';')[0]!.trim().toLowerCase() === 'application/json');
+}
+
+/** `enrollmentCertsEnvelope`: only the fields this enrollment produced. */
+function certsEnvelope(c: pki.EnrollmentCerts__Output): Result {
+  const data: Record<string, string> = { cert: c.cert };
+  if (c.serverCert) data.serverCert = c.serverCert;
+  if (c.ca) data.ca = c.ca;
+  return { body: ok(data) };
+}
+
+/** Registers the enroll routes under the client base path. */
+export function registerEnrollRoutes(route: Router, base: string, clients: Clients): void {
+  route('POST', `${base}/enroll`, 'public', async (req) => {
+    const method = text(query(req).method) || 'ott';
+    const token = text(query(req).token);
+    if (typeof req.body === 'string' || req.body === undefined) {
+      // A PEM CSR as the body: OpenZiti's legacy path the C SDK and tunnelers use.
+      const certs = await clients.pki.enrollWithCsr({ method, token, clientCsrPem: text(req.body), serverCsrPem: '' });
+      // ott answers the PEM chain unless JSON is asked for; other methods always JSON
+      if (certs.method === 'ott' && !asksForJson(req)) return { body: certs.cert, contentType: 'application/x-pem-file' };
+      return certsEnvelope(certs);
+    }
+    const body = parseBody(genericEnroll, req.body);
+    if (method === 'updb') {
+      await clients.pki.enrollUpdb({ token, password: body.password ?? '' });
+      return { body: empty() };
+    }
+    if (method === 'ca') throw new ZitiError('INVALID_ENROLL_METHOD', { causeMessage: 'no certificate authorities are configured for auto enrollment' });
+    return certsEnvelope(await clients.pki.enrollWithCsr({
+      method, token, clientCsrPem: body.clientCsr ?? body.certCsr ?? '', serverCsrPem: body.serverCertCsr ?? '',
+    }));
+  });
+
+  route('POST', `${base}/enroll/ott`, 'public', async (req) => {
+    const body = parseBody(ottEnrollmentRequest, req.body);
+    return certsEnvelope(await clients.pki.enrollWithCsr({ method: 'ott', token: body.token ?? '', clientCsrPem: body.clientCsr ?? '', serverCsrPem: '' }));
+  });
+
+  route('POST', `${base}/enroll/erott`, 'public', async (req) => {
+    const body = parseBody(erOttEnrollmentRequest, req.body);
+    return certsEnvelope(await clients.pki.enrollWithCsr({
+      method: 'erott', token: body.token ?? '', clientCsrPem: body.clientCsr ?? '', serverCsrPem: body.serverCsr ?? '',
+    }));
+  });
+
+  route('POST', `${base}/enroll/updb`, 'public', async (req) => {
+    const body = parseBody(updbCredentials, req.body);
+    await clients.pki.enrollUpdb({ token: text(query(req).token), password: body.password });
+    return { body: empty() };
+  });
+
+  route('GET', `${base}/enroll/jwks`, 'public', async () => {
+    const { jwksJson } = await clients.pki.getEnrollmentJwks({});
+    return { body: JSON.parse(jwksJson) as unknown };
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * Management `/enrollments`: list (ZitiQL filters), create, detail, delete, refresh; and
+ * `/identities/{id}/enrollments`.
+ */
+import { created, empty, ok } from '@edge/envelope';
+import { parseBody } from '@edge/schemas';
+import type { Clients } from '../../../clients.js';
+import type { Router } from '../../../http/route.js';
+import { renderEnrollments } from '../../shared/enrollments.js';
+import { listBody, listQuery } from '../../shared/list.js';
+import { enrollmentCreate, enrollmentRefresh } from './schemas.js';
+
+type Params = { id: string };
+
+/** Registers the enrollment routes under the management base path. */
+export function registerEnrollmentRoutes(route: Router, base: string, clients: Clients): void {
+  const url = `${base}/enrollments`;
+
+  route('GET', url, 'admin', async (req) => {
+    const page = await clients.pki.listEnrollments({ query: listQuery(req) });
+    return { body: listBody(await renderEnrollments(clients, page.enrollments), page.meta) };
+  });
+
+  route('POST', url, 'admin', async (req) => {
+    const body = parseBody(enrollmentCreate, req.body);
+    const e = await clients.pki.createEnrollment({
+      method: body.method, identityId: body.identityId, caId: body.caId ?? undefined, username: body.username ?? undefined, expiresAt: body.expiresAt,
+    });
+    return { status: 201, body: created(e.id, 'enrollments') };
+  });
+
+  route('GET', `${url}/:id`, 'admin', async (req) => {
+    const e = await clients.pki.getEnrollment({ id: (req.params as Params).id });
+    return { body: ok((await renderEnrollments(clients, [e]))[0]) };
+  });
+
+  route('DELETE', `${url}/:id`, 'admin', async (req) => {
+    await clients.pki.deleteEnrollment({ id: (req.params as Params).id });
+    return { body: empty() };
+  });
+
+  route('POST', `${url}/:id/refresh`, 'admin', async (req) => {
+    const { expiresAt } = parseBody(enrollmentRefresh, req.body);
+    const e = await clients.pki.refreshEnrollment({ id: (req.params as Params).id, expiresAt });
+    return { body: created(e.id, 'enrollments') };
+  });
+
+  route('GET', `${base}/identities/:id/enrollments`, 'admin', async (req) => {
+    const id = (req.params as Params).id;
+    await clients.identity.getIdentity({ id });
+    const { enrollments } = await clients.pki.getEnrollmentsOf({ identityIds: [id], edgeRouterIds: [], transitRouterIds: [] });
+    const data = await renderEnrollments(clients, enrollments);
+    return { body: listBody(data, { totalCount: data.length, limit: data.length, offset: 0, filterableFields: [] }) };
+  });
+}

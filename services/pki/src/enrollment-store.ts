@@ -1,0 +1,159 @@
+/**
+ * Every query on enrollments. Tokens are stored as hashes and JWTs sealed; the store hands
+ * rows out sealed and the caller opens them (enrollments.ts), so nothing here sees a secret.
+ */
+import { sql, type ColumnType, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { isUniqueViolation } from '@edge/db';
+import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
+import { enrollmentExists, type Enrollment, type EnrollmentMethod } from './domain/enrollment.js';
+import type { PkiDb } from './store.js';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+/** Row type of `enrollments`. */
+export interface EnrollmentsTable {
+  id: string;
+  method: EnrollmentMethod;
+  identity_id: string | null;
+  edge_router_id: string | null;
+  transit_router_id: string | null;
+  ca_id: string | null;
+  username: string | null;
+  token_hash: string;
+  jwt_encrypted: string;
+  issued_at: Date;
+  expires_at: Date;
+  tags: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+
+/** An enrollment as stored: the token only as its hash, the JWT sealed. */
+export interface StoredEnrollment extends Omit<Enrollment, 'token' | 'jwt'> {
+  tokenHash: string;
+  jwtEncrypted: string;
+}
+
+/** A new enrollment row. */
+export type NewEnrollment = Omit<StoredEnrollment, 'tags' | 'createdAt' | 'updatedAt'>;
+
+/**
+ * What a filter on `/enrollments` may read (the names of OpenZiti's enrollment store). The token
+ * is not filterable: only its hash is kept.
+ */
+export const ENROLLMENT_FIELDS: FieldMap = {
+  ...entityFields(),
+  method: field.string('method'),
+  identity: field.string('identity_id', { nullable: true }),
+  identityId: field.string('identity_id', { nullable: true }),
+  edgeRouter: field.string('edge_router_id', { nullable: true }),
+  edgeRouterId: field.string('edge_router_id', { nullable: true }),
+  transitRouter: field.string('transit_router_id', { nullable: true }),
+  transitRouterId: field.string('transit_router_id', { nullable: true }),
+  ca: field.string('ca_id', { nullable: true }),
+  caId: field.string('ca_id', { nullable: true }),
+  username: field.string('username', { nullable: true }),
+  issuedAt: field.datetime('issued_at'),
+  expiresAt: field.datetime('expires_at'),
+};
+
+function toStored(r: Selectable<EnrollmentsTable>): StoredEnrollment {
+  return {
+    id: r.id, method: r.method, identityId: r.identity_id, edgeRouterId: r.edge_router_id, transitRouterId: r.transit_router_id,
+    caId: r.ca_id, username: r.username, tokenHash: r.token_hash, jwtEncrypted: r.jwt_encrypted, issuedAt: r.issued_at,
+    expiresAt: r.expires_at, tags: r.tags, createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+/** Creates the enrollment store over the pki schema. */
+export function createEnrollmentStore(db: Kysely<PkiDb>) {
+  const store = {
+    /** Inserts; ENROLLMENT_EXISTS when the owner already has one of this method. */
+    async insert(e: NewEnrollment): Promise<StoredEnrollment> {
+      try {
+        const row = await db.insertInto('enrollments').values({
+          id: e.id, method: e.method, identity_id: e.identityId, edge_router_id: e.edgeRouterId, transit_router_id: e.transitRouterId,
+          ca_id: e.caId, username: e.username, token_hash: e.tokenHash, jwt_encrypted: e.jwtEncrypted, issued_at: e.issuedAt, expires_at: e.expiresAt,
+        }).returningAll().executeTakeFirstOrThrow();
+        return toStored(row);
+      } catch (err) {
+        if (isUniqueViolation(err)?.constraint?.startsWith('enrollments_') && !isUniqueViolation(err)?.constraint?.includes('token')) throw enrollmentExists(e.method);
+        throw err;
+      }
+    },
+
+    async find(id: string): Promise<StoredEnrollment | undefined> {
+      const row = await db.selectFrom('enrollments').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toStored(row);
+    },
+
+    async findByTokenHash(tokenHash: string): Promise<StoredEnrollment | undefined> {
+      const row = await db.selectFrom('enrollments').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+      return row && toStored(row);
+    },
+
+    async list(plan: ListPlan): Promise<{ items: StoredEnrollment[]; total: number }> {
+      const { rows, total } = await runList(db.selectFrom('enrollments'), plan, (qb) => qb.selectAll());
+      return { items: (rows as Selectable<EnrollmentsTable>[]).map(toStored), total };
+    },
+
+    /** The enrollments of any of these owners. */
+    async of(owners: { identityIds: string[]; edgeRouterIds: string[]; transitRouterIds: string[] }): Promise<StoredEnrollment[]> {
+      const { identityIds, edgeRouterIds, transitRouterIds } = owners;
+      if (identityIds.length + edgeRouterIds.length + transitRouterIds.length === 0) return [];
+      const rows = await db.selectFrom('enrollments').selectAll().where((eb) => eb.or([
+        ...(identityIds.length ? [eb('identity_id', 'in', identityIds)] : []),
+        ...(edgeRouterIds.length ? [eb('edge_router_id', 'in', edgeRouterIds)] : []),
+        ...(transitRouterIds.length ? [eb('transit_router_id', 'in', transitRouterIds)] : []),
+      ])).orderBy('created_at').orderBy('id').execute();
+      return rows.map(toStored);
+    },
+
+    /** Replaces token, JWT and expiry (refresh); undefined when the enrollment is gone. */
+    async replaceToken(id: string, t: Pick<StoredEnrollment, 'tokenHash' | 'jwtEncrypted' | 'issuedAt' | 'expiresAt'>): Promise<StoredEnrollment | undefined> {
+      const row = await db.updateTable('enrollments')
+        .set({ token_hash: t.tokenHash, jwt_encrypted: t.jwtEncrypted, issued_at: t.issuedAt, expires_at: t.expiresAt, updated_at: sql<Date>`date_trunc('milliseconds', now())` })
+        .where('id', '=', id).returningAll().executeTakeFirst();
+      return row && toStored(row);
+    },
+
+    /** Deletes one; the row when this call deleted it. */
+    async delete(id: string): Promise<StoredEnrollment | undefined> {
+      const row = await db.deleteFrom('enrollments').where('id', '=', id).returningAll().executeTakeFirst();
+      return row && toStored(row);
+    },
+
+    /** Deletes every enrollment of an identity or router (idempotent); how many went. */
+    async deleteOf(owner: { identityId?: string; edgeRouterId?: string; transitRouterId?: string }): Promise<number> {
+      let q = db.deleteFrom('enrollments');
+      if (owner.identityId) q = q.where('identity_id', '=', owner.identityId);
+      else if (owner.edgeRouterId) q = q.where('edge_router_id', '=', owner.edgeRouterId);
+      else if (owner.transitRouterId) q = q.where('transit_router_id', '=', owner.transitRouterId);
+      else return 0;
+      return Number((await q.executeTakeFirst()).numDeletedRows);
+    },
+
+    /** The distinct owners (identity and router ids) with enrollments, for the start-up sweep. */
+    async owners(): Promise<{ identityIds: string[]; edgeRouterIds: string[]; transitRouterIds: string[] }> {
+      const rows = await db.selectFrom('enrollments').select(['identity_id', 'edge_router_id', 'transit_router_id']).distinct().execute();
+      const pick = (k: 'identity_id' | 'edge_router_id' | 'transit_router_id') => rows.map((r) => r[k]).filter((v): v is string => v !== null);
+      return { identityIds: pick('identity_id'), edgeRouterIds: pick('edge_router_id'), transitRouterIds: pick('transit_router_id') };
+    },
+
+    /**
+     * Redeems a token: deletes its enrollment, then runs `complete` with the deleted row in the
+     * same transaction. Only one of two concurrent redemptions sees the row; if `complete`
+     * fails, the delete rolls back and the token stays usable.
+     */
+    redeem<T>(tokenHash: string, complete: (e: StoredEnrollment | undefined) => Promise<T>): Promise<T> {
+      return db.transaction().execute(async (trx: Transaction<PkiDb>) => {
+        const row = await trx.deleteFrom('enrollments').where('token_hash', '=', tokenHash).returningAll().executeTakeFirst();
+        return complete(row && toStored(row));
+      });
+    },
+  };
+  return store;
+}
+
+export type EnrollmentStore = ReturnType<typeof createEnrollmentStore>;

@@ -1,0 +1,118 @@
+/**
+ * Enrollment operations over the store: create, read, refresh and delete, with the token hashed
+ * and the JWT sealed under the key-encryption key at rest. Redeeming lives in redeem.ts.
+ */
+import { decodeJwt } from 'jose';
+import { ZitiError, notFound } from '@edge/errors';
+import { newId } from '@edge/ids';
+import { decryptKey, encryptKey } from '@edge/key-encryption';
+import type { ControllerPki } from './controller-pki.js';
+import {
+  caNotFound, enrollmentClaims, expiryOf, hashEnrollmentToken, IDENTITY_METHODS, newEnrollmentToken, validateEnrollmentRequest,
+  type Enrollment, type EnrollmentRequest, type ValidEnrollmentRequest,
+} from './domain/enrollment.js';
+import { signEnrollmentJwt } from './domain/enrollment-jwt.js';
+import type { EnrollmentStore, StoredEnrollment } from './enrollment-store.js';
+import type { EnrollmentPeers } from './peers.js';
+
+/** What the operations work with. */
+export interface EnrollmentDeps {
+  store: EnrollmentStore;
+  pki: ControllerPki;
+  peers: EnrollmentPeers;
+  kek: Buffer;
+  advertisedAddress: string;
+  durationMinutes: number;
+}
+
+/** Binds each sealed JWT to its row, so ciphertexts cannot be swapped between enrollments. */
+const aad = (id: string) => `edge.pki.enrollments:${id}`;
+
+/** Creates the enrollment operations. */
+export function createEnrollments(deps: EnrollmentDeps) {
+  const { store, pki, kek } = deps;
+
+  /** A fresh token, its JWT (signed with the listener's key) and the sealed form to store. */
+  async function issueToken(id: string, e: Pick<Enrollment, 'method' | 'expiresAt' | 'identityId' | 'edgeRouterId' | 'transitRouterId'>) {
+    const token = newEnrollmentToken();
+    const { server } = await pki.enrollmentSigners();
+    const jwt = await signEnrollmentJwt(server, enrollmentClaims({ ...e, token }, deps.advertisedAddress));
+    return { tokenHash: hashEnrollmentToken(token), jwtEncrypted: encryptKey(jwt, kek, aad(id)), issuedAt: new Date(), expiresAt: e.expiresAt };
+  }
+
+  /** The stored row with its JWT opened and the token read back out of it (its jti). */
+  function open(s: StoredEnrollment): Enrollment {
+    const jwt = decryptKey(s.jwtEncrypted, kek, aad(s.id));
+    const token = String(decodeJwt(jwt).jti ?? '');
+    const { tokenHash: _hash, jwtEncrypted: _sealed, ...rest } = s;
+    return { ...rest, token, jwt };
+  }
+
+  async function insert(valid: ValidEnrollmentRequest): Promise<Enrollment> {
+    const id = newId();
+    const issued = await issueToken(id, valid);
+    return open(await store.insert({ id, ...valid, ...issued }));
+  }
+
+  async function get(id: string): Promise<StoredEnrollment> {
+    const found = await store.find(id);
+    if (!found) throw notFound('enrollment', id);
+    return found;
+  }
+
+  return {
+    open,
+
+    /**
+     * Creates an enrollment for an identity (ott, updb; ottca needs a CA, and none exist yet) or
+     * a router; ENROLLMENT_EXISTS when the identity has one of that method outstanding.
+     */
+    async create(req: EnrollmentRequest): Promise<Enrollment> {
+      const valid = validateEnrollmentRequest(req, deps.durationMinutes);
+      if (valid.identityId !== null) {
+        if (!(await deps.peers.identityExists(valid.identityId))) {
+          throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', { cause: { field: 'identityId', reason: 'identity not found', value: valid.identityId }, causeMessage: `identity ${valid.identityId} not found` });
+        }
+        if (valid.caId !== null) throw caNotFound(valid.caId);
+      }
+      return insert(valid);
+    },
+
+    async get(id: string): Promise<Enrollment> {
+      return open(await get(id));
+    },
+
+    async list(plan: Parameters<EnrollmentStore['list']>[0]): Promise<{ items: Enrollment[]; total: number }> {
+      const { items, total } = await store.list(plan);
+      return { items: items.map(open), total };
+    },
+
+    async of(owners: Parameters<EnrollmentStore['of']>[0]): Promise<Enrollment[]> {
+      return (await store.of(owners)).map(open);
+    },
+
+    async delete(id: string): Promise<void> {
+      if (!(await store.delete(id))) throw notFound('enrollment', id);
+    },
+
+    /** A new token, JWT and expiry (required for identity methods); the old token stops working. */
+    async refresh(id: string, expiresAt: string): Promise<Enrollment> {
+      const current = await get(id);
+      if (expiresAt === '' && IDENTITY_METHODS.includes(current.method)) throw new ZitiError('COULD_NOT_VALIDATE', { cause: { field: 'expiresAt', reason: 'is required' }, causeMessage: 'expiresAt: is required' });
+      const issued = await issueToken(id, { ...current, expiresAt: expiryOf(expiresAt, deps.durationMinutes) });
+      const updated = await store.replaceToken(id, issued);
+      if (!updated) throw notFound('enrollment', id);
+      return open(updated);
+    },
+
+    /** Drops a router's enrollments and issues a new one (router create, re-enroll). */
+    async replaceRouterEnrollment(kind: string, routerId: string): Promise<Enrollment> {
+      const owner = kind === 'transit' ? { transitRouterId: routerId } : { edgeRouterId: routerId };
+      const valid = validateEnrollmentRequest({ method: kind === 'transit' ? 'trott' : 'erott', ...owner }, deps.durationMinutes);
+      await store.deleteOf(owner);
+      return insert(valid);
+    },
+  };
+}
+
+export type Enrollments = ReturnType<typeof createEnrollments>;

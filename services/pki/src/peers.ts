@@ -1,0 +1,50 @@
+/**
+ * The services enrollment works with, as the pki service sees them: the identity service owns
+ * identities and routers, the auth service owns authenticators (ARCHITECTURE.md rule 1).
+ */
+import { isZitiError } from '@edge/errors';
+import type { AuthServiceClient, IdentityServiceClient } from '@edge/proto';
+import type { RpcClient } from '@edge/rpc';
+
+/** What enrollment asks of other services. */
+export interface EnrollmentPeers {
+  /** Whether the identity exists. */
+  identityExists(id: string): Promise<boolean>;
+  /** Which of these identities exist (start-up sweep). */
+  existingIdentities(ids: string[]): Promise<Set<string>>;
+  /** Creates the cert authenticator of a completed ott enrollment. */
+  createCertAuthenticator(identityId: string, certPem: string): Promise<void>;
+  /** Creates the updb authenticator of a completed updb enrollment (password rules apply there). */
+  createUpdbAuthenticator(identityId: string, username: string, password: string): Promise<void>;
+  /** Records a router's enrolled client certificate. */
+  setRouterCertificate(kind: 'edge' | 'transit', id: string, fingerprint: string, certPem: string): Promise<void>;
+}
+
+/** Wraps the gRPC clients. */
+export function createEnrollmentPeers(identity: RpcClient<IdentityServiceClient>, auth: RpcClient<AuthServiceClient>): EnrollmentPeers {
+  return {
+    async identityExists(id) {
+      try {
+        await identity.getIdentity({ id });
+        return true;
+      } catch (err) {
+        if (isZitiError(err) && err.code === 'NOT_FOUND') return false;
+        throw err;
+      }
+    },
+    async existingIdentities(ids) {
+      if (ids.length === 0) return new Set();
+      const { identities } = await identity.getIdentities({ ids });
+      return new Set(identities.map((i) => i.id));
+    },
+    async createCertAuthenticator(identityId, certPem) {
+      await auth.createCertAuthenticator({ identityId, certPem });
+    },
+    async createUpdbAuthenticator(identityId, username, password) {
+      await auth.createUpdbAuthenticator({ identityId, username, password });
+    },
+    async setRouterCertificate(kind, id, fingerprint, certPem) {
+      await identity.setRouterCertificate({ kind, id, fingerprint, certPem });
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * Redeeming enrollment tokens (OpenZiti's enrollment_mod_ott.go, enrollment_mod_updb.go,
+ * enrollment_mod_erott.go): the token's enrollment is deleted and the credential it stood for
+ * created in one step; if creating the credential fails, the token stays usable.
+ */
+import { createHash, X509Certificate } from 'node:crypto';
+import { ZitiError } from '@edge/errors';
+import type { ControllerPki } from './controller-pki.js';
+import { joinPem } from './domain/ca-certs.js';
+import { issueFromCsr, parseCsr } from './domain/csr.js';
+import { checkRedeemable, hashEnrollmentToken, invalidToken } from './domain/enrollment.js';
+import type { EnrollmentStore, StoredEnrollment } from './enrollment-store.js';
+import type { EnrollmentPeers } from './peers.js';
+
+/** A redemption with certificate signing requests, as the enroll endpoints pass it on. */
+export interface CsrRedemption {
+  /** The method the endpoint names; '' for the generic `/enroll` (the token's own method). */
+  method: string;
+  token: string;
+  clientCsrPem: string;
+  serverCsrPem: string;
+}
+
+/** enrollmentCerts: the client chain, a router's server chain, and the CA bundle to trust. */
+export interface EnrollmentCerts {
+  cert: string;
+  serverCert: string;
+  ca: string;
+  method: string;
+}
+
+/** What redemption works with. */
+export interface RedeemDeps {
+  store: EnrollmentStore;
+  pki: ControllerPki;
+  peers: EnrollmentPeers;
+}
+
+/** The SHA-1 fingerprint of a certificate's DER in lower-case hex, as OpenZiti stores it. */
+export function certificateFingerprint(pem: string): string {
+  return createHash('sha1').update(new X509Certificate(pem).raw).digest('hex');
+}
+
+/** Creates the redeem operations. */
+export function createRedeem(deps: RedeemDeps) {
+  const { store, pki, peers } = deps;
+
+  /** Runs `complete` on the token's enrollment, once, if it may be redeemed through `method`. */
+  function redeem<T>(token: string, method: string, complete: (e: StoredEnrollment) => Promise<T>): Promise<T> {
+    if (token.trim() === '') return Promise.reject(invalidToken());
+    return store.redeem(hashEnrollmentToken(token.trim()), async (e) => {
+      if (!e) throw invalidToken();
+      checkRedeemable(e, method);
+      return complete(e);
+    });
+  }
+
+  /** ott: one client certificate, CN = the identity id, which becomes a cert authenticator. */
+  async function identityCertificate(e: StoredEnrollment, r: CsrRedemption): Promise<EnrollmentCerts> {
+    const csr = await parseCsr(r.clientCsrPem, 'clientCsr');
+    const signers = await pki.enrollmentSigners();
+    const leaf = await issueFromCsr(signers.intermediate, csr, 'client', `CN=${e.identityId}`);
+    const cert = joinPem([leaf, signers.intermediate.certPem]);
+    await peers.createCertAuthenticator(e.identityId!, cert);
+    return { cert, serverCert: '', ca: signers.caBundlePem, method: e.method };
+  }
+
+  /** erott/trott: a server and a client certificate; the client CSR must name the router (CN). */
+  async function routerCertificates(e: StoredEnrollment, r: CsrRedemption): Promise<EnrollmentCerts> {
+    const server = await parseCsr(r.serverCsrPem, 'serverCsr');
+    const client = await parseCsr(r.clientCsrPem, 'clientCsr');
+    const routerId = (e.edgeRouterId ?? e.transitRouterId)!;
+    if (client.commonName !== routerId) throw new ZitiError('EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID', { causeMessage: 'the client CSR common name must be the router id' });
+    const signers = await pki.enrollmentSigners();
+    const serverCert = joinPem([await issueFromCsr(signers.intermediate, server, 'server'), signers.intermediate.certPem]);
+    const clientLeaf = await issueFromCsr(signers.intermediate, client, 'client');
+    const cert = joinPem([clientLeaf, signers.intermediate.certPem]);
+    await peers.setRouterCertificate(e.edgeRouterId ? 'edge' : 'transit', routerId, certificateFingerprint(clientLeaf), cert);
+    return { cert, serverCert, ca: signers.caBundlePem, method: e.method };
+  }
+
+  return {
+    /** Redeems an ott, erott or trott token with CSRs. */
+    withCsr(r: CsrRedemption): Promise<EnrollmentCerts> {
+      return redeem(r.token, r.method, async (e) => {
+        if (e.method === 'ott') return identityCertificate(e, r);
+        if (e.method === 'erott' || e.method === 'trott') return routerCertificates(e, r);
+        // updb needs a password, ottca a CA-issued certificate: not this endpoint's methods
+        throw new ZitiError('INVALID_ENROLL_METHOD', { causeMessage: `a ${e.method} enrollment cannot be completed with a CSR here` });
+      });
+    },
+
+    /** Redeems a updb token: the enrollment's username with this password. */
+    updb(token: string, password: string): Promise<void> {
+      return redeem(token, 'updb', async (e) => {
+        await peers.createUpdbAuthenticator(e.identityId!, e.username ?? '', password);
+      });
+    },
+  };
+}
+
+export type Redeem = ReturnType<typeof createRedeem>;
