@@ -27,7 +27,8 @@ COPY --from=prod /src/services/session services/session
 COPY --from=prod /src/deploy/docker/healthcheck.mjs deploy/docker/healthcheck.mjs
 RUN mkdir -p /data && chown 10001:10001 /data
 USER 10001:10001
-EXPOSE 50055
+# 9464: /metrics when EDGE_METRICS_ADDR is 0.0.0.0:9464 (as in the Helm chart and compose.yaml).
+EXPOSE 50055 9464
 # grpc.health.v1 Check on EDGE_GRPC_LISTEN_ADDR (docker and compose; Kubernetes uses its own probes).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 CMD ["node", "deploy/docker/healthcheck.mjs", "session"]
 # Exec form: node is PID 1 and receives SIGTERM for the graceful stop.

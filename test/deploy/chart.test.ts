@@ -169,6 +169,22 @@ describe('helm/edge-controller templates', () => {
     }
   });
 
+  it('serves /metrics on the same port in every pod, exposed and annotated for Prometheus, unless disabled', () => {
+    const cm = (o: K8sObject[]) => (find(o, 'ConfigMap', 'edge') as unknown as { data: Record<string, string> }).data;
+    expect(cm(objects).EDGE_METRICS_ADDR).toBe('0.0.0.0:9464');
+    for (const c of [...SERVICE_NAMES, 'gateway']) {
+      const d = find(objects, 'Deployment', `edge-${c}`) as unknown as { spec: { template: { metadata: { annotations: Record<string, string> }; spec: { containers: Array<{ ports: Array<{ name: string; containerPort: number }> }> } } } };
+      expect(d.spec.template.metadata.annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9464', 'prometheus.io/path': '/metrics' });
+      expect(d.spec.template.spec.containers[0]!.ports).toContainEqual({ name: 'metrics', containerPort: 9464, protocol: 'TCP' });
+    }
+    const off = renderChart(chart, { metrics: { enabled: false }, services: { auth: { podAnnotations: { team: 'edge' } } } });
+    expect(cm(off).EDGE_METRICS_ADDR).toBeUndefined();
+    const auth = find(off, 'Deployment', 'edge-auth') as unknown as { spec: { template: { metadata: { annotations?: Record<string, string> }; spec: { containers: Array<{ ports: Array<{ name: string }> }> } } } };
+    expect(auth.spec.template.metadata.annotations).toEqual({ team: 'edge' });
+    expect(auth.spec.template.spec.containers[0]!.ports.map((p) => p.name)).toEqual(['grpc']);
+    expect((find(off, 'Deployment', 'edge-policy') as unknown as { spec: { template: { metadata: Json } } }).spec.template.metadata.annotations).toBeUndefined();
+  });
+
   it('applies fullnameOverride to every name and reference', () => {
     const named = renderChart(chart, { fullnameOverride: 'zt' });
     expect(named.every((o) => o.metadata.name === 'zt' || o.metadata.name.startsWith('zt-'))).toBe(true);

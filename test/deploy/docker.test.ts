@@ -19,6 +19,7 @@ const COMPONENTS = [...SERVICE_NAMES, 'gateway'] as const;
 const chart = loadChart();
 const chartValues = chart.values as {
   podSecurityContext: { runAsUser: number };
+  metrics: { port: number };
   gateway: { httpPort: number };
   services: Record<string, { grpcPort: number }>;
 };
@@ -80,8 +81,8 @@ describe.each(COMPONENTS)('deploy/docker/%s.Dockerfile', (c) => {
     expect(existsSync(join(REPO_ROOT, `services/${c}/src/main.ts`))).toBe(true);
   });
 
-  it('exposes the port the chart probes and checks its own health', () => {
-    expect(all(runtime, 'EXPOSE')).toEqual([String(portOf(c))]);
+  it('exposes the ports the chart probes and scrapes, and checks its own health', () => {
+    expect(all(runtime, 'EXPOSE')).toEqual([`${portOf(c)} ${chartValues.metrics.port}`]);
     const hc = all(runtime, 'HEALTHCHECK').at(-1)!;
     expect(JSON.parse(hc.slice(hc.indexOf('CMD') + 3))).toEqual(['node', 'deploy/docker/healthcheck.mjs', c]);
   });
@@ -122,6 +123,7 @@ describe('deploy/compose.yaml', () => {
         expect(Number(listen.split(':').pop())).toBe(portOf(s));
       }
     }
+    for (const c of COMPONENTS) expect(services[c]!.environment!.EDGE_METRICS_ADDR).toBe(`0.0.0.0:${chartValues.metrics.port}`);
     expect(services.gateway!.environment!.EDGE_HTTP_ADDR).toBe(`0.0.0.0:${portOf('gateway')}`);
     expect(services.gateway!.ports).toContain(`${portOf('gateway')}:${portOf('gateway')}`);
   });

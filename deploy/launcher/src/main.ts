@@ -30,7 +30,7 @@ if (mode === 'cluster') {
   const replicas = Object.fromEntries(SERVICE_NAMES.map((s) => [s, Number(process.env[`EDGE_REPLICAS_${s.toUpperCase()}`] ?? 1)])) as Record<ServiceName, number>;
   let stopping = false;
   const basePort = Number(process.env.EDGE_CLUSTER_BASE_PORT ?? 50051);
-  const cluster = startCluster({ env, replicas, basePort, onExit: (name, code) => !stopping && log.error({ name, code }, 'process exited') });
+  const cluster = startCluster({ env, replicas, basePort, metricsAddr: config.metrics.addr, onExit: (name, code) => !stopping && log.error({ name, code }, 'process exited') });
   announce(`https://${config.http.advertisedAddress}`, config.dataDir);
   await runUntilSignal({ start: async () => undefined, stop: async () => { stopping = true; await cluster.stop(config.shutdownGraceMs); await telemetry.shutdown(); } }, log, config.shutdownGraceMs + 2000);
 } else {

@@ -123,13 +123,33 @@ volumes:
       sizeLimit: 64Mi
 {{- end }}
 
-{{/* Pod template metadata. Expects dict "root" "component" "spec". */}}
+{{/*
+Pod template metadata: selector labels, the prometheus.io scrape annotations when metrics are
+on, and the component's own annotations. Expects dict "root" "component" "spec".
+*/}}
 {{- define "edge.podMetadata" -}}
+{{- $scrape := and .root.Values.metrics.enabled .root.Values.metrics.podAnnotations }}
 labels:
   {{- include "edge.selectorLabels" . | nindent 2 }}
-{{- with .spec.podAnnotations }}
+{{- if or $scrape .spec.podAnnotations }}
 annotations:
+  {{- if $scrape }}
+  prometheus.io/scrape: "true"
+  prometheus.io/port: {{ .root.Values.metrics.port | quote }}
+  prometheus.io/path: /metrics
+  {{- end }}
+  {{- with .spec.podAnnotations }}
   {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The /metrics container port (EDGE_METRICS_ADDR), as a ports list item. Expects the root. */}}
+{{- define "edge.metricsPort" -}}
+{{- if .Values.metrics.enabled }}
+- name: metrics
+  containerPort: {{ .Values.metrics.port }}
+  protocol: TCP
 {{- end }}
 {{- end }}
 

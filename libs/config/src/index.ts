@@ -51,6 +51,7 @@ const schema = z.object({
   EDGE_OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   EDGE_OTEL_SERVICE_NAMESPACE: z.string().default('edge-controller'),
   EDGE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  EDGE_METRICS_ADDR: addr.optional(),
 });
 
 type Raw = z.infer<typeof schema>;
@@ -68,6 +69,8 @@ export interface Config {
   log: { level: Raw['EDGE_LOG_LEVEL']; pretty: boolean };
   otel: { endpoint?: string; namespace: string };
   shutdownGraceMs: number;
+  /** Where this process serves Prometheus `/metrics` (plain HTTP); none when unset. */
+  metrics: { addr?: string };
 }
 
 /** Thrown when the environment does not parse; names every variable at fault. */
@@ -108,6 +111,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     log: { level: r.EDGE_LOG_LEVEL, pretty: r.EDGE_LOG_PRETTY },
     otel: { endpoint: r.EDGE_OTEL_EXPORTER_OTLP_ENDPOINT, namespace: r.EDGE_OTEL_SERVICE_NAMESPACE },
     shutdownGraceMs: r.EDGE_SHUTDOWN_GRACE_MS,
+    metrics: { addr: r.EDGE_METRICS_ADDR },
   };
 }
 

@@ -7,6 +7,7 @@ import { startTelemetry } from '@edge/telemetry';
 import type { Runnable } from './run.js';
 import { runUntilSignal } from './run.js';
 import { runMigrations } from './migrate-only.js';
+import { openMetricsEndpoint } from './metrics-endpoint.js';
 
 /** What every service is built from: its configuration, a database connection, the bus, a logger. */
 export interface ServiceContext {
@@ -83,6 +84,7 @@ export async function serviceMain(name: ServiceName, create: (ctx: ServiceContex
   if (command === 'migrate') return migrateAndExit(config, name, opts.migrationsDir, createLogger({ level: config.log.level, name }));
   const telemetry = startTelemetry({ serviceName: name, namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
   const log = createLogger({ level: config.log.level, name });
+  const metrics = await openMetricsEndpoint(config, log);
   const infra = await openInfra(config, log, name);
   const service = create({ config, conn: infra.conn, bus: infra.bus, log });
   await runUntilSignal(
@@ -91,6 +93,7 @@ export async function serviceMain(name: ServiceName, create: (ctx: ServiceContex
       stop: async () => {
         await service.stop();
         await infra.close();
+        await metrics?.close();
         await telemetry.shutdown();
       },
     },

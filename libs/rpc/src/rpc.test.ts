@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contracts, type PkiServiceClient, type PkiServiceHandlers } from '@edge/proto';
 import { ZitiError, fieldError, isZitiError } from '@edge/errors';
 import { silentLogger } from '@edge/logging';
+import { processMetrics } from '@edge/metrics';
 import { createRpcClient, createRpcServer, currentContext, runWithContext, type RpcClient } from './index.js';
 
 let mode = 'ok';
@@ -59,5 +60,20 @@ describe('rpc', () => {
     const err = await client.getServerTls({}, { deadlineMs: 50 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ZitiError);
     expect((err as ZitiError).code).toBe('UNAVAILABLE');
+  });
+
+  it('records every handled call in the process metrics by service, method and status', async () => {
+    const count = async (code: string) => {
+      const metric = await processMetrics().registry.getSingleMetric('edge_grpc_server_handling_seconds')!.get();
+      const labels = { grpc_service: 'edge.pki.v1.PkiService', grpc_method: 'GetServerTls', grpc_code: code };
+      return metric.values.find((v) => v.metricName?.endsWith('_count') && Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+    };
+    const [ok, invalid] = [await count('OK'), await count('INVALID_ARGUMENT')];
+    mode = 'ok';
+    await client.getServerTls({});
+    mode = 'field';
+    await client.getServerTls({}).catch(() => undefined);
+    expect(await count('OK')).toBe(ok + 1);
+    expect(await count('INVALID_ARGUMENT')).toBe(invalid + 1);
   });
 });
