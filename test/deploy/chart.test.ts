@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { SERVICE_NAMES } from '@edge/config';
+import { loadConfig, SERVICE_NAMES } from '@edge/config';
 import { loadChart, mergeValues, renderChart, renderNotes, REPO_ROOT, type K8sObject } from './support/chart.js';
 
 const chart = loadChart();
@@ -183,6 +183,24 @@ describe('helm/edge-controller templates', () => {
     expect(auth.spec.template.metadata.annotations).toEqual({ team: 'edge' });
     expect(auth.spec.template.spec.containers[0]!.ports.map((p) => p.name)).toEqual(['grpc']);
     expect((find(off, 'Deployment', 'edge-policy') as unknown as { spec: { template: { metadata: Json } } }).spec.template.metadata.annotations).toBeUndefined();
+  });
+
+  it('gives each process an environment libs/config accepts, naming only variables it reads', () => {
+    const known = new Set(readFileSync(join(REPO_ROOT, 'libs/config/src/index.ts'), 'utf8').match(/EDGE_[A-Z0-9_]+(?=:)/g));
+    const cm = (find(objects, 'ConfigMap', 'edge') as unknown as { data: Record<string, string> }).data;
+    const secret = (find(objects, 'Secret', 'edge') as unknown as { stringData: Record<string, string> }).stringData;
+    for (const c of [...SERVICE_NAMES, 'gateway']) {
+      const main = podSpec(find(objects, 'Deployment', `edge-${c}`)).template.spec.containers[0]!;
+      const env: Record<string, string> = { ...cm };
+      for (const e of main.env!) env[e.name] = e.valueFrom ? secret[e.valueFrom.secretKeyRef.key]! : e.value!;
+      expect(Object.keys(env).filter((k) => !known.has(k)), c).toEqual([]);
+      const config = loadConfig(env);
+      expect(config.dataDir).toBe('/data');
+      expect(config.metrics.addr).toBe('0.0.0.0:9464');
+      expect(config.grpc.targets.identity).toBe('dns:///edge-identity:50053');
+      if (c === 'gateway') expect(config.http.addr).toBe('0.0.0.0:1280');
+      else expect(config.database.url).toBe('postgres://edge@edge-postgresql:5432/edge');
+    }
   });
 
   it('applies fullnameOverride to every name and reference', () => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SERVICE_NAMES } from '@edge/config';
+import { loadConfig, SERVICE_NAMES } from '@edge/config';
 import { silentLogger } from '@edge/logging';
 import { createRpcServer } from '@edge/rpc';
 import { loadChart, REPO_ROOT } from './support/chart.js';
@@ -122,6 +122,13 @@ describe('deploy/compose.yaml', () => {
         expect(env[`EDGE_${s.toUpperCase()}_GRPC_ADDR`]).toBe(`dns:///${s}:${listen.split(':').pop()}`);
         expect(Number(listen.split(':').pop())).toBe(portOf(s));
       }
+    }
+    const known = new Set(readFileSync(join(REPO_ROOT, 'libs/config/src/index.ts'), 'utf8').match(/EDGE_[A-Z0-9_]+(?=:)/g));
+    for (const c of COMPONENTS) {
+      // Compose substitutes ${VAR:-default} from the shell; here, with an empty shell.
+      const env = Object.fromEntries(Object.entries(services[c]!.environment!).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]));
+      expect(Object.keys(env).filter((k) => !known.has(k)), c).toEqual([]);
+      expect(() => loadConfig(env), c).not.toThrow();
     }
     for (const c of COMPONENTS) expect(services[c]!.environment!.EDGE_METRICS_ADDR).toBe(`0.0.0.0:${chartValues.metrics.port}`);
     expect(services.gateway!.environment!.EDGE_HTTP_ADDR).toBe(`0.0.0.0:${portOf('gateway')}`);

@@ -27,9 +27,27 @@ export interface RpcServer {
 
 const tracer = trace.getTracer('@edge/rpc');
 
+/**
+ * How long a client connection lives before the server asks the client to reconnect. Clients
+ * resolve a `dns:///` target again when a connection ends, so replicas added since (a scale-up
+ * behind a headless Service) start receiving calls within this time instead of never.
+ */
+export const DEFAULT_MAX_CONNECTION_AGE_MS = 5 * 60_000;
+
+/** Options of {@link createRpcServer}. */
+export interface RpcServerOptions {
+  /** See {@link DEFAULT_MAX_CONNECTION_AGE_MS}. */
+  maxConnectionAgeMs?: number;
+}
+
 /** Creates a server for one service (`name` appears in logs, spans and health). */
-export function createRpcServer(name: string, log: Logger): RpcServer {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024 });
+export function createRpcServer(name: string, log: Logger, options: RpcServerOptions = {}): RpcServer {
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
+    // Calls running when the age is reached get this long to finish on the old connection.
+    'grpc.max_connection_age_grace_ms': 30_000,
+  });
   let serving = false;
   server.addService(contracts.health().service, {
     Check: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) =>
