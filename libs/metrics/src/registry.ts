@@ -54,8 +54,10 @@ export function processMetrics(): ProcessMetrics {
 }
 
 /**
- * Counts an authentication attempt. The hook for whatever decides an authentication (the
- * gateway counts what it answers; the auth service may count per authenticator).
+ * Counts an authentication attempt. Exactly one place per attempt may call it, or a standalone
+ * process (gateway and auth service in one registry) counts twice: today the gateway does, for
+ * every answer of the authenticate routes. Should the auth service count instead (to see why
+ * an attempt failed), the gateway's call moves there.
  */
 export function recordAuthentication(method: string, result: AuthenticationResult): void {
   processMetrics().authentication(method, result);
