@@ -1,15 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE_NAMES } from '@edge/config';
 import { createHttpClient, loadSpecValidator, type HttpClient } from '@edge/testing';
 import { cleanupPrefix } from './support/cleanup.js';
 import { freePort, TEST_DATABASE_URL, TEST_NATS_URL, uniquePrefix } from './support/infra.js';
+import { sampleSum, scrape } from './support/metrics.js';
 
 const launcher = fileURLToPath(new URL('../deploy/launcher/dist/main.js', import.meta.url));
 const prefix = uniquePrefix();
 let proc: ChildProcess;
 let http: HttpClient;
 let output = '';
+let metricsBase = 0;
 
 async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -29,6 +32,8 @@ async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Pr
 beforeAll(async () => {
   const port = await freePort();
   const basePort = 20000 + Math.floor(Math.random() * 20000);
+  // gRPC ports span base … base+49; metrics endpoints take base+100 onwards.
+  metricsBase = basePort + 100;
   proc = spawn(process.execPath, [launcher, 'cluster'], {
     env: {
       ...process.env,
@@ -40,6 +45,7 @@ beforeAll(async () => {
       EDGE_ADMIN_PASSWORD: 'cluster-admin-pw',
       EDGE_KEY_ENCRYPTION_KEY: 'cluster-test-key-encryption-secret',
       EDGE_CLUSTER_BASE_PORT: String(basePort),
+      EDGE_METRICS_ADDR: `127.0.0.1:${metricsBase}`,
       EDGE_REPLICAS_IDENTITY: '2',
       EDGE_REPLICAS_AUTH: '2',
       EDGE_LOG_LEVEL: 'warn',
@@ -84,6 +90,24 @@ describe('npm run start:cluster (a process per service, replicas balanced)', () 
     expect(list.body.meta.pagination.totalCount).toBe(7);
     await http.delete('/edge/client/v1/current-api-session', { session: token, expectStatus: 200 });
     expect((await http.get('/edge/client/v1/current-identity', { session: token })).status).toBe(401);
+  });
+
+  it('serves /metrics from every process, with the requests above in the histograms', async () => {
+    // The gateway on the first port; service n's replica r on first + 1 + 10·n + r (as the launcher assigns).
+    const gateway = await scrape(`127.0.0.1:${metricsBase}`);
+    expect(sampleSum(gateway, 'edge_http_server_request_duration_seconds_count', { method: 'POST', route: '/edge/management/v1/identities', status_code: '201' })).toBe(6);
+    expect(sampleSum(gateway, 'edge_authentications_total', { method: 'password', result: 'success' })).toBe(1);
+    const replicas: Record<string, number> = { auth: 2, identity: 2 };
+    let identityCalls = 0;
+    for (const [n, service] of SERVICE_NAMES.entries()) {
+      for (let r = 0; r < (replicas[service] ?? 1); r++) {
+        const text = await scrape(`127.0.0.1:${metricsBase + 1 + 10 * n + r}`);
+        expect(sampleSum(text, 'process_cpu_user_seconds_total'), `${service}-${r}`).toBeGreaterThan(0);
+        if (service === 'identity') identityCalls += sampleSum(text, 'edge_grpc_server_handling_seconds_count', { grpc_service: 'edge.identity.v1.IdentityService', grpc_code: 'OK' });
+      }
+    }
+    // 6 creates, 6 reads and a list went through the gateway to the two identity replicas.
+    expect(identityCalls).toBeGreaterThanOrEqual(13);
   });
 
   it('stops every process on SIGTERM', async () => {

@@ -14,6 +14,11 @@ export interface ClusterOptions {
   replicas: Partial<Record<ServiceName, number>>;
   /** First gRPC port; service n's replica r listens on base + 10·n + r. */
   basePort?: number;
+  /**
+   * host:port of the first /metrics endpoint (EDGE_METRICS_ADDR); none when absent. The gateway
+   * serves on that port, service n's replica r on port + 1 + 10·n + r.
+   */
+  metricsAddr?: string;
   onExit?: (name: string, code: number | null) => void;
 }
 
@@ -36,9 +41,11 @@ export function startCluster(opts: ClusterOptions) {
     SERVICE_NAMES.map((name, n) => [name, Array.from({ length: Math.max(1, opts.replicas[name] ?? 1) }, (_, r) => base + 10 * n + r)]),
   ) as Record<ServiceName, number[]>;
   const targets = Object.fromEntries(SERVICE_NAMES.map((s) => [`EDGE_${s.toUpperCase()}_GRPC_ADDR`, replicaTarget(ports[s])]));
+  const metrics = metricsAddrs(opts.metricsAddr, ports);
   const children: ChildProcess[] = [];
   const run = (name: string, script: string, extra: Record<string, string>) => {
-    const child = spawn(process.execPath, [script], { env: { ...opts.env, ...targets, ...extra }, stdio: ['ignore', 'inherit', 'inherit'] });
+    const env: Record<string, string | undefined> = { ...opts.env, ...targets, ...extra, EDGE_METRICS_ADDR: metrics.get(name) };
+    const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('exit', (code) => opts.onExit?.(name, code));
     children.push(child);
   };
@@ -48,6 +55,8 @@ export function startCluster(opts: ClusterOptions) {
   run('gateway', mainOf('@edge/gateway'), {});
   return {
     ports,
+    /** Process name (`gateway`, `<service>-<replica>`) → its /metrics address, when enabled. */
+    metrics,
     children,
     async stop(graceMs = 10_000) {
       const exits = children.filter((c) => c.exitCode === null).map((c) => new Promise((r) => c.once('exit', r)));
@@ -57,4 +66,15 @@ export function startCluster(opts: ClusterOptions) {
       clearTimeout(timer);
     },
   };
+}
+
+/** Each process's own /metrics address, derived from the first one (see ClusterOptions.metricsAddr). */
+function metricsAddrs(first: string | undefined, ports: Record<ServiceName, number[]>): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!first) return out;
+  const i = first.lastIndexOf(':');
+  const [host, base] = [first.slice(0, i), Number(first.slice(i + 1))];
+  out.set('gateway', `${host}:${base}`);
+  SERVICE_NAMES.forEach((s, n) => ports[s].forEach((_, r) => out.set(`${s}-${r}`, `${host}:${base + 1 + 10 * n + r}`)));
+  return out;
 }

@@ -30,8 +30,9 @@ if (mode === 'cluster') {
   const replicas = Object.fromEntries(SERVICE_NAMES.map((s) => [s, Number(process.env[`EDGE_REPLICAS_${s.toUpperCase()}`] ?? 1)])) as Record<ServiceName, number>;
   let stopping = false;
   const basePort = Number(process.env.EDGE_CLUSTER_BASE_PORT ?? 50051);
-  const cluster = startCluster({ env, replicas, basePort, onExit: (name, code) => !stopping && log.error({ name, code }, 'process exited') });
+  const cluster = startCluster({ env, replicas, basePort, metricsAddr: config.metrics.addr, onExit: (name, code) => !stopping && log.error({ name, code }, 'process exited') });
   announce(`https://${config.http.advertisedAddress}`, config.dataDir);
+  for (const [name, addr] of cluster.metrics) process.stdout.write(`  metrics of ${name}: http://${addr}/metrics\n`);
   await runUntilSignal({ start: async () => undefined, stop: async () => { stopping = true; await cluster.stop(config.shutdownGraceMs); await telemetry.shutdown(); } }, log, config.shutdownGraceMs + 2000);
 } else {
   let running: RunningController | undefined;
@@ -40,6 +41,7 @@ if (mode === 'cluster') {
       start: async () => {
         running = await startStandalone(config, log);
         announce(`https://${config.http.advertisedAddress.replace(/:\d+$/, '')}:${running.port}`, config.dataDir);
+        if (running.metricsPort) process.stdout.write(`  metrics: http://${config.metrics.addr!.replace(/:\d+$/, '')}:${running.metricsPort}/metrics\n`);
       },
       stop: async () => {
         await running?.stop();

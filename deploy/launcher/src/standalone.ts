@@ -4,7 +4,7 @@
  * (in-process unless a NATS URL is given).
  */
 import { SERVICE_NAMES, type Config, type ServiceName } from '@edge/config';
-import { openInfra, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { openInfra, openMetricsEndpoint, type EdgeService, type Infra, type ServiceContext } from '@edge/lifecycle';
 import type { Logger } from '@edge/logging';
 import { createAuthService } from '@edge/auth';
 import { createPkiService } from '@edge/pki';
@@ -30,6 +30,8 @@ export interface RunningController {
   port: number;
   /** The CA bundle that verifies the gateway's certificate. */
   caPem: string;
+  /** Port of the process's /metrics endpoint, when EDGE_METRICS_ADDR is set. */
+  metricsPort?: number;
   config: Config;
   stop(): Promise<void>;
 }
@@ -37,7 +39,15 @@ export interface RunningController {
 /** Starts every service and the gateway in this process. */
 export async function startStandalone(config: Config, log: Logger): Promise<RunningController> {
   if (SERVICE_NAMES.length !== START_ORDER.length) throw new Error('a service is missing from the start order');
-  const infra = await openInfra(config, log, 'standalone');
+  // One endpoint for the process: every service's gRPC series and the gateway's HTTP series.
+  const metrics = await openMetricsEndpoint(config, log);
+  let infra: Infra;
+  try {
+    infra = await openInfra(config, log, 'standalone');
+  } catch (err) {
+    await metrics?.close();
+    throw err;
+  }
   const started: EdgeService[] = [];
   // Each service listens on its own target address; listenAddr would put them all on one port.
   const svcConfig: Config = { ...config, grpc: { ...config.grpc, listenAddr: undefined } };
@@ -54,16 +64,19 @@ export async function startStandalone(config: Config, log: Logger): Promise<Runn
       url: `https://${host}:${gateway.port()}`,
       port: gateway.port(),
       caPem: gateway.caPem(),
+      metricsPort: metrics?.port,
       config: svcConfig,
       async stop() {
         await gateway.stop();
         for (const s of started.reverse()) await s.stop();
         await infra.close();
+        await metrics?.close();
       },
     };
   } catch (err) {
     for (const s of started.reverse()) await s.stop().catch(() => undefined);
     await infra.close().catch(() => undefined);
+    await metrics?.close();
     throw err;
   }
 }

@@ -9,6 +9,12 @@ describe('loadConfig', () => {
     expect(c.grpc.targets.identity).toBe('127.0.0.1:50053');
     expect(c.database.url).toBeUndefined();
     expect(grpcListenAddr(c, 'auth')).toBe('127.0.0.1:50051');
+    expect(c.metrics.addr).toBeUndefined();
+  });
+
+  it('serves metrics only where EDGE_METRICS_ADDR says, and rejects an address without port', () => {
+    expect(loadConfig({ EDGE_METRICS_ADDR: '0.0.0.0:9464' }).metrics.addr).toBe('0.0.0.0:9464');
+    expect(() => loadConfig({ EDGE_METRICS_ADDR: '9464' })).toThrow(/EDGE_METRICS_ADDR/);
   });
 
   it('names every variable at fault', () => {

@@ -56,6 +56,7 @@ const schema = z.object({
   EDGE_OTEL_SERVICE_NAMESPACE: z.string().default('edge-controller'),
   EDGE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   EDGE_ENROLLMENT_DURATION_MINUTES: z.coerce.number().int().min(1).max(366 * 24 * 60).default(180),
+  EDGE_METRICS_ADDR: addr.optional(),
 });
 
 type Raw = z.infer<typeof schema>;
@@ -77,6 +78,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Lifetime of new identity and router enrollments (OpenZiti's default is 180 minutes). */
   enrollmentDurationMinutes: number;
+  /** Where this process serves Prometheus `/metrics` (plain HTTP); none when unset. */
+  metrics: { addr?: string };
 }
 
 /** Thrown when the environment does not parse; names every variable at fault. */
@@ -124,6 +127,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     otel: { endpoint: r.EDGE_OTEL_EXPORTER_OTLP_ENDPOINT, namespace: r.EDGE_OTEL_SERVICE_NAMESPACE },
     shutdownGraceMs: r.EDGE_SHUTDOWN_GRACE_MS,
     enrollmentDurationMinutes: r.EDGE_ENROLLMENT_DURATION_MINUTES,
+    metrics: { addr: r.EDGE_METRICS_ADDR },
   };
 }
 

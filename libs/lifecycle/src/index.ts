@@ -1,7 +1,10 @@
 /**
  * Explicit lifecycle: start in order (migrate → db → bus → consumers → listen → healthy), stop
- * in reverse with a grace period, and the infrastructure every service process opens.
+ * in reverse with a grace period, and the infrastructure every service process opens (database,
+ * bus, metrics endpoint).
  */
 export { runUntilSignal, createStack, type Runnable } from './run.js';
-export { openBus, openInfra, serviceMain, type Infra, type ServiceContext, type EdgeService } from './infra.js';
+export { openBus, openInfra, serviceMain, SERVICE_COMMANDS, type Infra, type ServiceContext, type EdgeService, type ServiceMainOptions } from './infra.js';
+export { runMigrations } from './migrate-only.js';
+export { openMetricsEndpoint } from './metrics-endpoint.js';
 export { createGrpcService, type SetupArgs, type Teardown } from './grpc-service.js';

@@ -6,6 +6,8 @@ import { createLogger, type Logger } from '@edge/logging';
 import { startTelemetry } from '@edge/telemetry';
 import type { Runnable } from './run.js';
 import { runUntilSignal } from './run.js';
+import { runMigrations } from './migrate-only.js';
+import { openMetricsEndpoint } from './metrics-endpoint.js';
 
 /** What every service is built from: its configuration, a database connection, the bus, a logger. */
 export interface ServiceContext {
@@ -56,11 +58,33 @@ export async function openInfra(config: Config, log: Logger, name = 'edge'): Pro
   };
 }
 
-/** The body of a service's `main.ts`: config → infra → service → run until SIGTERM. */
-export async function serviceMain(name: ServiceName, create: (ctx: ServiceContext) => EdgeService): Promise<void> {
+/** What `serviceMain` needs besides the factory. */
+export interface ServiceMainOptions {
+  /** The service's `migrations/` folder, for the `migrate` command. */
+  migrationsDir: string;
+  /** Command-line arguments after the script (default `process.argv.slice(2)`). */
+  argv?: string[];
+}
+
+/** The commands a service process accepts; `serve` is the default. */
+export const SERVICE_COMMANDS = ['serve', 'migrate'] as const;
+
+/**
+ * The body of a service's `main.ts`. `serve` (default): config → infra → service → run until
+ * SIGTERM. `migrate`: apply the service's migrations and exit 0 (1 on failure), for a
+ * deployment's migration step.
+ */
+export async function serviceMain(name: ServiceName, create: (ctx: ServiceContext) => EdgeService, opts: ServiceMainOptions): Promise<void> {
+  const command = (opts.argv ?? process.argv.slice(2))[0] ?? 'serve';
+  if (!(SERVICE_COMMANDS as readonly string[]).includes(command)) {
+    process.stderr.write(`unknown command ${JSON.stringify(command)}; usage: main.js [${SERVICE_COMMANDS.join('|')}]\n`);
+    process.exit(2);
+  }
   const config = loadConfig();
+  if (command === 'migrate') return migrateAndExit(config, name, opts.migrationsDir, createLogger({ level: config.log.level, name }));
   const telemetry = startTelemetry({ serviceName: name, namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
   const log = createLogger({ level: config.log.level, name });
+  const metrics = await openMetricsEndpoint(config, log);
   const infra = await openInfra(config, log, name);
   const service = create({ config, conn: infra.conn, bus: infra.bus, log });
   await runUntilSignal(
@@ -69,10 +93,22 @@ export async function serviceMain(name: ServiceName, create: (ctx: ServiceContex
       stop: async () => {
         await service.stop();
         await infra.close();
+        await metrics?.close();
         await telemetry.shutdown();
       },
     },
     log,
     config.shutdownGraceMs,
   );
+}
+
+async function migrateAndExit(config: Config, name: ServiceName, migrationsDir: string, log: Logger): Promise<never> {
+  try {
+    const applied = await runMigrations(config, name, migrationsDir, log);
+    log.info({ applied: applied.length }, `${name} migrations up to date`);
+    process.exit(0);
+  } catch (err) {
+    log.fatal({ err }, `${name} migrations failed`);
+    process.exit(1);
+  }
 }

@@ -4,6 +4,6 @@
  */
 export { runWithContext, currentContext, type RequestContext } from './context.js';
 export { toServiceError, fromServiceError, ZITI_ERROR_KEY } from './errors.js';
-export { createRpcServer, type RpcServer, type AsyncHandlers } from './server.js';
+export { createRpcServer, DEFAULT_MAX_CONNECTION_AGE_MS, type RpcServer, type RpcServerOptions, type AsyncHandlers } from './server.js';
 export { createRpcClient, waitForHealthy, type RpcClient, type CallOptions } from './client.js';
 export { stubHandlers } from './stub.js';

@@ -1,7 +1,9 @@
+import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contracts, type PkiServiceClient, type PkiServiceHandlers } from '@edge/proto';
 import { ZitiError, fieldError, isZitiError } from '@edge/errors';
 import { silentLogger } from '@edge/logging';
+import { processMetrics } from '@edge/metrics';
 import { createRpcClient, createRpcServer, currentContext, runWithContext, stubHandlers, type RpcClient } from './index.js';
 
 let mode = 'ok';
@@ -60,5 +62,61 @@ describe('rpc', () => {
     const err = await client.getServerTls({}, { deadlineMs: 50 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ZitiError);
     expect((err as ZitiError).code).toBe('UNAVAILABLE');
+  });
+
+  it('records every handled call in the process metrics by service, method and status', async () => {
+    const count = async (code: string) => {
+      const metric = await processMetrics().registry.getSingleMetric('edge_grpc_server_handling_seconds')!.get();
+      const labels = { grpc_service: 'edge.pki.v1.PkiService', grpc_method: 'GetServerTls', grpc_code: code };
+      return metric.values.find((v) => v.metricName?.endsWith('_count') && Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+    };
+    const [ok, invalid] = [await count('OK'), await count('INVALID_ARGUMENT')];
+    mode = 'ok';
+    await client.getServerTls({});
+    mode = 'field';
+    await client.getServerTls({}).catch(() => undefined);
+    expect(await count('OK')).toBe(ok + 1);
+    expect(await count('INVALID_ARGUMENT')).toBe(invalid + 1);
+  });
+
+  it('recycles client connections at the maximum age without failing calls, so clients re-resolve replicas', async () => {
+    let calls = 0;
+    const aged = createRpcServer('pki', silentLogger(), { maxConnectionAgeMs: 150 });
+    aged.add<PkiServiceHandlers>(contracts.pki(), {
+      async GetServerTls() {
+        calls++;
+        return { certChainPem: 'c', keyPem: 'k', caBundlePem: 'b' };
+      },
+      async GetCaCerts() {
+        return { pkcs7Base64: '', pem: '' };
+      },
+    });
+    const port = await aged.listen('127.0.0.1:0');
+    // A TCP relay in front of the server counts the connections the client opens.
+    let connections = 0;
+    const sockets: Socket[] = [];
+    const relay = createTcpServer((down) => {
+      connections++;
+      const up = connect(port, '127.0.0.1');
+      sockets.push(down, up);
+      down.pipe(up).pipe(down);
+      down.on('error', () => up.destroy());
+      up.on('error', () => down.destroy());
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    const c = createRpcClient(contracts.pki(), `127.0.0.1:${(relay.address() as { port: number }).port}`, { deadlineMs: 2000 });
+    try {
+      for (let i = 0; i < 5; i++) {
+        await c.getServerTls({});
+        await new Promise((r) => setTimeout(r, 120));
+      }
+      expect(calls).toBe(5);
+      expect(connections).toBeGreaterThanOrEqual(2);
+    } finally {
+      c.close();
+      sockets.forEach((x) => x.destroy());
+      relay.close();
+      await aged.stop(100);
+    }
   });
 });

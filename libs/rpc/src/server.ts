@@ -3,6 +3,7 @@ import { context, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { contracts } from '@edge/proto';
 import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
+import { processMetrics, secondsSince } from '@edge/metrics';
 import { runWithContext, type RequestContext } from './context.js';
 import { toServiceError } from './errors.js';
 import { incomingContext } from './metadata.js';
@@ -26,17 +27,40 @@ export interface RpcServer {
 
 const tracer = trace.getTracer('@edge/rpc');
 
+/**
+ * How long a client connection lives before the server asks the client to reconnect. Clients
+ * resolve a `dns:///` target again when a connection ends, so replicas added since (a scale-up
+ * behind a headless Service) start receiving calls within this time instead of never.
+ */
+export const DEFAULT_MAX_CONNECTION_AGE_MS = 5 * 60_000;
+
+/** Options of {@link createRpcServer}. */
+export interface RpcServerOptions {
+  /** See {@link DEFAULT_MAX_CONNECTION_AGE_MS}. */
+  maxConnectionAgeMs?: number;
+}
+
 /** Creates a server for one service (`name` appears in logs, spans and health). */
-export function createRpcServer(name: string, log: Logger): RpcServer {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024 });
+export function createRpcServer(name: string, log: Logger, options: RpcServerOptions = {}): RpcServer {
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
+    // Calls running when the age is reached get this long to finish on the old connection.
+    'grpc.max_connection_age_grace_ms': 30_000,
+  });
   let serving = false;
   server.addService(contracts.health().service, {
     Check: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) =>
       cb(null, { status: serving ? 'SERVING' : 'NOT_SERVING' }),
   });
 
-  const wrap = (method: string, impl: (req: unknown, ctx: RequestContext) => Promise<unknown>) =>
+  const metrics = processMetrics();
+  // `path` is the full method path (/edge.auth.v1.AuthService/Authenticate): its service part
+  // labels the metrics, so one process hosting several services keeps them apart.
+  const wrap = (method: string, path: string, impl: (req: unknown, ctx: RequestContext) => Promise<unknown>) =>
     (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      const started = process.hrtime.bigint();
+      const grpcService = path.split('/')[1] ?? name;
       const { ctx, otelCtx } = incomingContext(call.metadata);
       const span = tracer.startSpan(`${name}/${method}`, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.service': name, 'rpc.method': method, 'edge.request_id': ctx.requestId } }, otelCtx);
       context.with(trace.setSpan(otelCtx, span), () =>
@@ -44,6 +68,7 @@ export function createRpcServer(name: string, log: Logger): RpcServer {
       ).then(
         (res) => {
           span.end();
+          metrics.grpcHandled(grpcService, method, 'OK', secondsSince(started));
           cb(null, res);
         },
         (err: unknown) => {
@@ -52,7 +77,9 @@ export function createRpcServer(name: string, log: Logger): RpcServer {
             span.setStatus({ code: SpanStatusCode.ERROR });
           }
           span.end();
-          cb(toServiceError(err) as grpc.ServiceError, null);
+          const serviceError = toServiceError(err);
+          metrics.grpcHandled(grpcService, method, grpc.status[serviceError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN', secondsSince(started));
+          cb(serviceError as grpc.ServiceError, null);
         },
       );
     };
@@ -63,7 +90,7 @@ export function createRpcServer(name: string, log: Logger): RpcServer {
       for (const method of Object.keys(service.service)) {
         const h = (handlers as Record<string, (req: unknown, ctx: RequestContext) => Promise<unknown>>)[method];
         if (!h) throw new Error(`${name}: no handler for ${method}`);
-        impl[method] = wrap(method, h);
+        impl[method] = wrap(method, (service.service[method] as grpc.MethodDefinition<unknown, unknown>).path, h);
       }
       server.addService(service.service, impl);
     },

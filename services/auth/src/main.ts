@@ -1,5 +1,7 @@
-/** Runs the auth service as its own process (distributed mode). */
+/** Runs the auth service as its own process: `main.js` serves, `main.js migrate` only migrates. */
+import { fileURLToPath } from 'node:url';
 import { serviceMain } from '@edge/lifecycle';
 import { createAuthService } from './service.js';
 
-await serviceMain('auth', createAuthService);
+// src/ and dist/ both sit next to migrations/.
+await serviceMain('auth', createAuthService, { migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) });

@@ -1,6 +1,6 @@
 import { loadConfig } from '@edge/config';
 import { createLogger } from '@edge/logging';
-import { openBus, runUntilSignal } from '@edge/lifecycle';
+import { openBus, openMetricsEndpoint, runUntilSignal } from '@edge/lifecycle';
 import { startTelemetry } from '@edge/telemetry';
 import { createGateway } from './gateway.js';
 
@@ -8,6 +8,7 @@ import { createGateway } from './gateway.js';
 const config = loadConfig();
 const telemetry = startTelemetry({ serviceName: 'gateway', namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
 const log = createLogger({ level: config.log.level, name: 'gateway' });
+const metrics = await openMetricsEndpoint(config, log);
 const bus = await openBus(config, log, 'gateway');
 const gateway = createGateway({ config, bus, log });
 await runUntilSignal(
@@ -16,6 +17,7 @@ await runUntilSignal(
     stop: async () => {
       await gateway.stop();
       await bus.close();
+      await metrics?.close();
       await telemetry.shutdown();
     },
   },

@@ -1,4 +1,7 @@
+/** Runs the identity service as its own process: `main.js` serves, `main.js migrate` only migrates. */
+import { fileURLToPath } from 'node:url';
 import { serviceMain } from '@edge/lifecycle';
 import { createIdentityService } from './service.js';
 
-await serviceMain('identity', createIdentityService);
+// src/ and dist/ both sit next to migrations/.
+await serviceMain('identity', createIdentityService, { migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) });

@@ -1,5 +1,7 @@
-/** Runs the pki service as its own process. */
+/** Runs the pki service as its own process: `main.js` serves, `main.js migrate` only migrates. */
+import { fileURLToPath } from 'node:url';
 import { serviceMain } from '@edge/lifecycle';
 import { createPkiService } from './service.js';
 
-await serviceMain('pki', createPkiService);
+// src/ and dist/ both sit next to migrations/.
+await serviceMain('pki', createPkiService, { migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) });

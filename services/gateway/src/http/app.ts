@@ -5,9 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '@edge/logging';
+import { processMetrics } from '@edge/metrics';
 import { installErrorHandlers } from './errors.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+
+/** Both APIs' primary authentication route (not /authenticate/mfa, a second factor). */
+const AUTHENTICATE_ROUTE = /^\/edge\/(client|management)\/v1\/authenticate$/;
+/** The `method` values counted by name; anything else is counted as `other` to bound the label. */
+const AUTH_METHODS = new Set(['password', 'cert', 'ext-jwt']);
 
 export interface TlsMaterial {
   cert: string;
@@ -29,7 +35,15 @@ export function createApp(tls: TlsMaterial, log: Logger): FastifyInstance {
   }) as unknown as FastifyInstance;
   // PEM bodies (CSRs, certificates) arrive as text for enrollment and CA verification.
   app.addContentTypeParser(['text/plain', 'application/x-pem-file', 'application/pkcs10'], { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
+  const metrics = processMetrics();
   app.addHook('onResponse', async (req, reply) => {
+    // The route pattern, not the URL, so ids do not become label values.
+    const route = req.routeOptions.url ?? 'unmatched';
+    metrics.httpRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    if (req.method === 'POST' && AUTHENTICATE_ROUTE.test(route)) {
+      const method = String((req.query as { method?: unknown }).method);
+      metrics.authentication(AUTH_METHODS.has(method) ? method : 'other', reply.statusCode < 300 ? 'success' : 'failure');
+    }
     req.log.debug({ method: req.method, url: req.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   installErrorHandlers(app);
