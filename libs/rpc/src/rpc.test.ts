@@ -82,15 +82,12 @@ describe('rpc', () => {
   it('recycles client connections at the maximum age without failing calls, so clients re-resolve replicas', async () => {
     let calls = 0;
     const aged = createRpcServer('pki', silentLogger(), { maxConnectionAgeMs: 150 });
-    aged.add<PkiServiceHandlers>(contracts.pki(), {
+    aged.add<PkiServiceHandlers>(contracts.pki(), stubHandlers<PkiServiceHandlers>({
       async GetServerTls() {
         calls++;
         return { certChainPem: 'c', keyPem: 'k', caBundlePem: 'b' };
       },
-      async GetCaCerts() {
-        return { pkcs7Base64: '', pem: '' };
-      },
-    });
+    }));
     const port = await aged.listen('127.0.0.1:0');
     // A TCP relay in front of the server counts the connections the client opens.
     let connections = 0;
