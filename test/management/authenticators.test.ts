@@ -113,6 +113,37 @@ describe('management authenticators', () => {
   });
 });
 
+describe('re-enrolling and extension requests', () => {
+  it('turns a updb authenticator back into a updb enrollment the identity can redeem', async () => {
+    const id = await identity('auth-reenroll');
+    const authId = await updb(id, 'reenroll-user', 'first-password');
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const r = await c.http.post(`${M}/authenticators/${authId}/re-enroll`, { body: { expiresAt }, session: admin, expectStatus: 201 });
+    const enrollment = (await c.http.get(`${M}/enrollments/${r.body.data.id}`, { session: admin, expectStatus: 200 })).body.data;
+    expect(enrollment).toMatchObject({ method: 'updb', identityId: id, username: 'reenroll-user' });
+    await c.http.get(`${M}/authenticators/${authId}`, { session: admin, expectStatus: 404 });
+    expect(await loginStatus('reenroll-user', 'first-password')).toBe(401);
+    await c.http.post(`${C}/enroll/updb?token=${enrollment.token}`, { body: { password: 'second-password' }, expectStatus: 200 });
+    expect(await loginStatus('reenroll-user', 'second-password')).toBe(200);
+    const bad = await c.http.post(`${M}/authenticators/nope/re-enroll`, { body: { expiresAt }, session: admin });
+    expect(bad.status).toBe(404);
+  });
+
+  it('flags certificate authenticators for early extension, turns them into OTT enrollments, and refuses others', async () => {
+    const id = await identity('auth-extend');
+    const cert = (await c.http.post(`${M}/authenticators`, { body: { method: 'cert', identityId: id, certPem: selfSignedPem() }, session: admin, expectStatus: 201 })).body.data.id;
+    await c.http.post(`${M}/authenticators/${cert}/request-extend`, { body: { rollKeys: true }, session: admin, expectStatus: 200 });
+    const d = (await c.http.get(`${M}/authenticators/${cert}`, { session: admin, expectStatus: 200 })).body.data;
+    expect(d).toMatchObject({ isExtendRequested: true, isKeyRollRequested: true });
+    expect(Date.parse(d.extendRequestedAt)).toBeGreaterThan(Date.now() - 60_000);
+    const pw = await updb(await identity('auth-extend-updb'), 'extend-user', 'secret-pw');
+    const refused = await c.http.post(`${M}/authenticators/${pw}/request-extend`, { body: {}, session: admin, expectStatus: 403 });
+    expect(refused.body.error.code).toBe('FORBIDDEN');
+    const r = await c.http.post(`${M}/authenticators/${cert}/re-enroll`, { body: { expiresAt: new Date(Date.now() + 600_000).toISOString() }, session: admin, expectStatus: 201 });
+    expect((await c.http.get(`${M}/enrollments/${r.body.data.id}`, { session: admin, expectStatus: 200 })).body.data).toMatchObject({ method: 'ott', identityId: id });
+  });
+});
+
 describe('current identity authenticators', () => {
   it('shows only the caller\'s own and changes its password only with the current one', async () => {
     const carol = await identity('auth-carol');

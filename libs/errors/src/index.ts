@@ -37,6 +37,7 @@ export const Codes = {
   CAN_NOT_DELETE_REFERENCED_ENTITY: entry('CAN_NOT_DELETE_REFERENCED_ENTITY', 409, 'The entity requested for delete is referenced by another entity and can not be deleted'),
   ENTITY_CAN_NOT_BE_DELETED: entry('ENTITY_CAN_NOT_BE_DELETED', 400, 'The entity requested for delete can not be deleted'),
   ENTITY_CAN_NOT_BE_UPDATED: entry('ENTITY_CAN_NOT_BE_UPDATED', 400, 'The entity requested for update can not be updated'),
+  FORBIDDEN: entry('FORBIDDEN', 403, 'The request could not be completed and will never complete due to unchangeable state or conflicts'),
   AUTHENTICATOR_CAN_NOT_BE_UPDATED: entry('AUTHENTICATOR_CAN_NOT_BE_UPDATED', 400, 'The authenticator cannot be updated'),
   INVALID_ENROLLMENT_TOKEN: entry('INVALID_ENROLLMENT_TOKEN', 400, 'The supplied token is not valid'),
   ENROLLMENT_EXPIRED: entry('ENROLLMENT_EXPIRED', 400, 'The enrollment has expired'),

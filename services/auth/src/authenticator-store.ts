@@ -19,7 +19,7 @@ export const AUTHENTICATOR_FIELDS: FieldMap = {
 };
 
 /** A new authenticator: updb with username and hash, or cert with fingerprint and PEM. */
-export type NewAuthenticator = Omit<Authenticator, 'createdAt' | 'updatedAt'>;
+export type NewAuthenticator = Omit<Authenticator, 'createdAt' | 'updatedAt' | 'extendRequest'>;
 
 /** Turns a unique violation into the field error naming the taken value. */
 function taken(err: unknown, a: { username?: string; fingerprint?: string }): never {
@@ -59,6 +59,12 @@ export function createAuthenticatorStore(db: Kysely<AuthDatabase>) {
         ...(change.tags !== undefined ? { tags: JSON.stringify(change.tags) as never } : {}),
         updated_at: sql<Date>`now()`,
       }).where('id', '=', id).execute().catch((err: unknown) => taken(err, change));
+    },
+
+    async requestExtend(id: string, rollKeys: boolean): Promise<void> {
+      await db.updateTable('authenticators')
+        .set({ is_extend_requested: true, is_key_roll_requested: rollKeys, extend_requested_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+        .where('id', '=', id).execute();
     },
 
     async delete(id: string): Promise<boolean> {

@@ -99,6 +99,13 @@ export function createAuthenticators({ store, identities, policies }: Deps) {
       });
     },
 
+    /** Flags a certificate authenticator for early extension (403 for any other kind). */
+    async requestExtend(id: string, rollKeys: boolean): Promise<void> {
+      const a = await get(id);
+      if (a.method !== 'cert') throw new ZitiError('FORBIDDEN', { causeMessage: 'only certificate authenticators can be extended' });
+      await store.requestExtend(id, rollKeys);
+    },
+
     async delete(id: string): Promise<void> {
       if (!(await store.delete(id))) throw notFound('authenticator', id);
     },

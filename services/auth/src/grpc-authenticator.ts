@@ -9,12 +9,13 @@ import type { Authenticators } from './authenticators.js';
 import type { Authenticator } from './domain/authenticator.js';
 import type { Identities } from './identities.js';
 
-type Handlers = Pick<AsyncHandlers<AuthServiceHandlers>, 'CreateAuthenticator' | 'GetAuthenticator' | 'ListAuthenticators' | 'UpdateAuthenticator' | 'DeleteAuthenticator'>;
+type Handlers = Pick<AsyncHandlers<AuthServiceHandlers>, 'CreateAuthenticator' | 'GetAuthenticator' | 'ListAuthenticators' | 'UpdateAuthenticator' | 'DeleteAuthenticator' | 'RequestExtendAuthenticator'>;
 
 function toProto(a: Authenticator, identityName: string): auth.Authenticator {
   return {
     id: a.id, identityId: a.identityId, identityName, method: a.method, username: a.username, fingerprint: a.fingerprint, certPem: a.certPem,
     tagsJson: JSON.stringify(a.tags ?? {}), createdAt: a.createdAt.toISOString(), updatedAt: a.updatedAt.toISOString(),
+    extendRequestedAt: a.extendRequest?.at.toISOString(), isKeyRollRequested: a.extendRequest?.rollKeys ?? false,
   };
 }
 
@@ -49,6 +50,10 @@ export function createAuthenticatorHandlers(authenticators: Authenticators, iden
         id: req.id, ownerIdentityId: req.ownerIdentityId || undefined, username: req.username, password: req.password,
         tags: tagsOf(req.tagsJson), mask: req.updateMask, currentPassword: req.currentPassword,
       });
+      return {};
+    },
+    async RequestExtendAuthenticator(req) {
+      await authenticators.requestExtend(req.id, req.rollKeys);
       return {};
     },
     async DeleteAuthenticator(req) {

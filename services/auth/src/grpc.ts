@@ -79,6 +79,14 @@ function toProtoSummary(s: IdentityAuthSummary): auth.IdentityAuthSummary {
 /** Creates the AuthService handlers. */
 export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHandlers> {
   const { apiSessions, store, mfaStore, identities, timeoutMinutes } = deps;
+
+  /** Adds the extension request of the session's certificate authenticator, if any. */
+  const withExtendFlags = async (p: auth.ApiSession): Promise<auth.ApiSession> => {
+    const a = p.authenticatorId ? await deps.authenticators.get(p.authenticatorId).catch(() => undefined) : undefined;
+    if (!a?.extendRequest) return p;
+    return { ...p, isCertExtendRequested: true, isCertKeyRollRequested: a.extendRequest.rollKeys };
+  };
+
   return {
     ...createMfaHandlers(deps),
     ...createAuthenticatorHandlers(deps.authenticators, identities),
@@ -87,7 +95,7 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
     ...createAuthPolicyHandlers(deps.policies),
     async Authenticate(req) {
       const { session, token, identity } = await deps.authenticate(req);
-      return toProtoApiSession(session, identity, timeoutMinutes, token);
+      return withExtendFlags(toProtoApiSession(session, identity, timeoutMinutes, token));
     },
     async ValidateSession(req) {
       const { session, identity } = await apiSessions.validate(req.token);
@@ -99,7 +107,7 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
     },
     async GetApiSession(req) {
       const { session, identity } = await apiSessions.get(req.id);
-      return toProtoApiSession(session, identity, timeoutMinutes);
+      return withExtendFlags(toProtoApiSession(session, identity, timeoutMinutes));
     },
     async ListApiSessions(req) {
       const plan = planList(API_SESSION_FIELDS, listParams(req.query));

@@ -24,6 +24,9 @@ export interface AuthenticatorsTable {
   fingerprint: string | null;
   cert_pem: string | null;
   failed_attempts: Generated<number>;
+  is_extend_requested: Generated<boolean>;
+  is_key_roll_requested: Generated<boolean>;
+  extend_requested_at: Generated<Date | null>;
   tags: Generated<Json>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -98,6 +101,7 @@ export function toAuthenticator(row: Selectable<AuthenticatorsTable>): Authentic
     passwordHash: row.password_hash ?? undefined,
     fingerprint: row.fingerprint ?? undefined,
     certPem: row.cert_pem ?? undefined,
+    extendRequest: row.extend_requested_at ? { at: row.extend_requested_at, rollKeys: row.is_key_roll_requested } : undefined,
     tags: row.tags,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

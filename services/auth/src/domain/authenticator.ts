@@ -17,6 +17,8 @@ export interface Authenticator {
   passwordHash?: string;
   fingerprint?: string;
   certPem?: string;
+  /** An administrator's request that the certificate be extended early (and the key rolled). */
+  extendRequest?: { at: Date; rollKeys: boolean };
   tags: Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;

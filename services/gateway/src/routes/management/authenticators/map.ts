@@ -15,8 +15,9 @@ export function renderAuthenticator(a: auth.Authenticator__Output) {
     identity: entityRef('identities', 'identities', a.identityId, a.identityName),
     ...(a.username !== undefined ? { username: a.username } : {}),
     ...(a.fingerprint !== undefined ? { fingerprint: a.fingerprint, certPem: a.certPem ?? '' } : {}),
-    isExtendRequested: false,
-    isKeyRollRequested: false,
+    isExtendRequested: a.extendRequestedAt !== undefined,
+    isKeyRollRequested: a.isKeyRollRequested,
+    ...(a.extendRequestedAt !== undefined ? { extendRequestedAt: a.extendRequestedAt } : {}),
   };
 }
 

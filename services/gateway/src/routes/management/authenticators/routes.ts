@@ -8,7 +8,7 @@ import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 import { listBody, listQuery } from '../../shared/list.js';
 import { changeMask, renderAuthenticator, toUpdate } from './map.js';
-import { authenticatorCreate, authenticatorPatch, authenticatorUpdate } from './schemas.js';
+import { authenticatorCreate, authenticatorPatch, authenticatorUpdate, reEnroll, requestExtendAuthenticator } from './schemas.js';
 
 type Params = { id: string };
 
@@ -47,6 +47,24 @@ export function registerAuthenticatorRoutes(route: Router, base: string, clients
     const b = parseBody(authenticatorPatch, req.body);
     await clients.auth.updateAuthenticator(toUpdate(id(req), b, changeMask(req.body as Record<string, unknown>, false)));
     return { body: empty() };
+  });
+
+  route('POST', `${url}/:id/request-extend`, 'admin', async (req) => {
+    const b = parseBody(requestExtendAuthenticator, req.body ?? {});
+    await clients.auth.requestExtendAuthenticator({ id: id(req), rollKeys: b.rollKeys ?? false });
+    return { body: empty() };
+  });
+
+  // A UPDB authenticator becomes a UPDB enrollment and a certificate one an OTT enrollment
+  // (as reEnrollAuthenticator in the spec); the authenticator goes once the enrollment exists.
+  route('POST', `${url}/:id/re-enroll`, 'admin', async (req) => {
+    const b = parseBody(reEnroll, req.body);
+    const a = await clients.auth.getAuthenticator({ id: id(req) });
+    const e = await clients.pki.createEnrollment({
+      method: a.method === 'updb' ? 'updb' : 'ott', identityId: a.identityId, username: a.method === 'updb' ? a.username : undefined, expiresAt: b.expiresAt,
+    });
+    await clients.auth.deleteAuthenticator({ id: a.id });
+    return { status: 201, body: created(e.id, 'enrollments') };
   });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {

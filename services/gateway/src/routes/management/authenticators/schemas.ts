@@ -29,3 +29,9 @@ export const authenticatorUpdateWithCurrent = authenticatorUpdate.extend({ curre
 export const authenticatorPatchWithCurrent = authenticatorPatch.extend({ currentPassword: password });
 
 export type AuthenticatorChangeBody = z.infer<typeof authenticatorPatch>;
+
+/** `reEnroll`: when the new enrollment expires. */
+export const reEnroll = z.object({ expiresAt: z.string().datetime({ offset: true }) });
+
+/** `requestExtendAuthenticator`. */
+export const requestExtendAuthenticator = z.object({ rollKeys: z.boolean().nullable().optional() });
