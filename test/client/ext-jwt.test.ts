@@ -157,6 +157,38 @@ describe('external JWT login', () => {
   });
 });
 
+describe('secondary external JWT', () => {
+  it('keeps a session partial until each request carries a JWT from the required signer naming the same identity', async () => {
+    const signer = await createSigner({ name: 'second factor idp', enabled: true, issuer: 'https://idp-second.test', audience: 'edge', certPem, externalAuthUrl: 'https://idp-second.test/login' });
+    const other = await createSigner({ name: 'other idp', enabled: true, issuer: 'https://idp-other.test', audience: 'edge', certPem });
+    const policy = await c.http.post(`${M}/auth-policies`, {
+      session: admin, expectStatus: 201, body: {
+        name: 'needs second jwt',
+        primary: {
+          cert: { allowed: true, allowExpiredCerts: false }, extJwt: { allowed: true, allowedSigners: [] },
+          updb: { allowed: true, minPasswordLength: 5, requireMixedCase: false, requireNumberChar: false, requireSpecialChar: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
+        },
+        secondary: { requireTotp: false, requireExtJwtSigner: signer },
+      },
+    });
+    const who = await identity({ name: 'second-factor-user', authPolicyId: policy.body.data.id });
+    const someoneElse = await identity({ name: 'second-factor-other' });
+    await c.http.post(`${M}/authenticators`, { body: { method: 'updb', identityId: who, username: 'second-user', password: 'second-password' }, session: admin, expectStatus: 201 });
+    const session = await c.login('second-user', 'second-password');
+    const jwt = (iss: string, sub: string) => token(certKey, 'ES256', { sub }, { iss, aud: 'edge' });
+    const me = (bearer?: string) => c.http.get(`${C}/current-identity`, { session, headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+
+    expect((await me()).status).toBe(401);
+    const current = await c.http.get(`${C}/current-api-session`, { session, expectStatus: 200 });
+    expect(current.body.data.authQueries).toEqual(expect.arrayContaining([expect.objectContaining({ typeId: 'EXT-JWT', httpUrl: 'https://idp-second.test/login' })]));
+    expect((await me(await jwt('https://idp-second.test', who))).status).toBe(200);
+    expect((await me(await jwt('https://idp-other.test', who))).status).toBe(401);
+    expect((await me(await jwt('https://idp-second.test', someoneElse))).status).toBe(401);
+    expect((await me('garbage')).status).toBe(401);
+    expect(other).toBeTruthy();
+  });
+});
+
 describe('revocations', () => {
   it('ends an API session, every session of an identity, and refuses a revoked JWT id', async () => {
     const signer = await createSigner({ name: 'revocation idp', enabled: true, issuer: 'https://idp-revoke.test', audience: 'edge', certPem });

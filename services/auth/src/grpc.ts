@@ -23,6 +23,7 @@ import type { Revocations } from './revocations.js';
 import { API_SESSION_FIELDS, type AuthStore } from './store.js';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { EnrolledAuthenticators } from './enrolled-authenticators.js';
+import type { SecondaryExtJwtCheck } from './secondary-ext-jwt.js';
 
 /** What the handlers call. */
 export interface HandlerDeps {
@@ -38,6 +39,7 @@ export interface HandlerDeps {
   revocations: Revocations;
   timeoutMinutes: number;
   enrolled: EnrolledAuthenticators;
+  secondaryExtJwt: SecondaryExtJwtCheck;
 }
 
 /** Maps an API session to its proto form; `token` is only given in the answer to Authenticate. */
@@ -99,11 +101,10 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
     },
     async ValidateSession(req) {
       const { session, identity } = await apiSessions.validate(req.token);
-      return {
-        apiSession: toProtoApiSession(session, identity, timeoutMinutes),
-        isAdmin: identity.isAdmin,
-        isDefaultAdmin: identity.isDefaultAdmin,
-      };
+      const apiSession = toProtoApiSession(session, identity, timeoutMinutes);
+      const pending = await deps.secondaryExtJwt(identity, req.bearerToken);
+      if (pending) apiSession.authQueries = [...(apiSession.authQueries ?? []), { typeId: 'EXT-JWT', provider: 'url', httpUrl: pending.externalAuthUrl ?? '', httpMethod: 'GET', format: '', minLength: 0, maxLength: 0 }];
+      return { apiSession, isAdmin: identity.isAdmin, isDefaultAdmin: identity.isDefaultAdmin, isExtJwtPending: pending !== undefined };
     },
     async GetApiSession(req) {
       const { session, identity } = await apiSessions.get(req.id);

@@ -23,6 +23,7 @@ import { createExtJwtVerifier } from './ext-jwt.js';
 import { createExtJwtSignerStore } from './ext-jwt-signer-store.js';
 import { createExtJwtSigners } from './ext-jwt-signers.js';
 import { createRevocations } from './revocations.js';
+import { createSecondaryExtJwtCheck } from './secondary-ext-jwt.js';
 import { createAuthenticatorStore } from './authenticator-store.js';
 import { createIdentities } from './identities.js';
 import { createMfaOperations } from './mfa.js';
@@ -81,15 +82,16 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const signerStore = createExtJwtSignerStore(db);
     const policies = createAuthPolicies({ policyStore, identities, signers: signerStore });
     const revocations = createRevocations(db, apiSessions);
+    const verifyExtJwt = createExtJwtVerifier(signerStore, log);
     const authenticate = createAuthenticate({
-      store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log,
-      verifyExtJwt: createExtJwtVerifier(signerStore, log), revocations,
+      store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log, verifyExtJwt, revocations,
     });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
       signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id)), revocations,
       authenticators: createAuthenticators({ store: createAuthenticatorStore(db), identities, policies }),
       enrolled: createEnrolledAuthenticators({ store, identities, policies }),
+      secondaryExtJwt: createSecondaryExtJwtCheck({ policies, signers: signerStore, verify: verifyExtJwt, identities }),
     }));
     stack.defer(() => server.stop(config.shutdownGraceMs));
     port = await server.listen(grpcListenAddr(config, 'auth'));

@@ -26,6 +26,13 @@ export function sessionToken(req: FastifyRequest): string | undefined {
   return undefined;
 }
 
+/** The bearer JWT sent beside a zt-session header (a secondary factor); '' when there is none. */
+function secondaryBearer(req: FastifyRequest): string {
+  const a = req.headers.authorization;
+  if (typeof req.headers['zt-session'] !== 'string' || typeof a !== 'string' || !a.toLowerCase().startsWith('bearer ')) return '';
+  return a.slice(7).trim();
+}
+
 /** Resolves the caller and checks `access`; throws AuthRequired when refused. */
 export async function authorize(req: FastifyRequest, access: Access, cache: SessionCache): Promise<Principal | undefined> {
   if (access === 'public') return undefined;
@@ -33,7 +40,7 @@ export async function authorize(req: FastifyRequest, access: Access, cache: Sess
   if (!token) throw new AuthRequired('missing');
   let principal: Principal;
   try {
-    principal = await cache.resolve(token);
+    principal = await cache.resolve(token, secondaryBearer(req));
   } catch (e) {
     if (isZitiError(e) && e.code === 'UNAUTHORIZED') {
       throw new AuthRequired(e.args?.reason === 'expired' ? 'expired' : 'invalid');
@@ -41,7 +48,7 @@ export async function authorize(req: FastifyRequest, access: Access, cache: Sess
     throw e;
   }
   const s = principal.apiSession!;
-  if (access !== 'partial' && s.isMfaRequired && !s.isMfaComplete) throw new AuthRequired('mfa');
+  if (access !== 'partial' && ((s.isMfaRequired && !s.isMfaComplete) || principal.isExtJwtPending)) throw new AuthRequired('mfa');
   if (access === 'admin' && !principal.isAdmin) throw new AuthRequired('forbidden');
   return principal;
 }

@@ -14,6 +14,8 @@ export type Principal = auth.Principal__Output;
 interface Entry {
   principal: Principal;
   until: number;
+  /** The key of the session token alone, so forgetting a token drops its bearer variants. */
+  tokenKey: string;
 }
 
 const MAX_ENTRIES = 50_000;
@@ -30,17 +32,20 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 5_000) {
 
   return {
     /** The principal of a token; throws the auth service's UNAUTHORIZED when it is not valid. */
-    async resolve(token: string): Promise<Principal> {
-      const k = key(token);
+    async resolve(token: string, bearerToken = ''): Promise<Principal> {
+      // The bearer JWT may complete a secondary factor, so it is part of what is cached.
+      const k = key(bearerToken ? `${token}\u0000${bearerToken}` : token);
       const hit = byToken.get(k);
       if (hit && hit.until > Date.now()) return hit.principal;
-      const principal = await clients.auth.validateSession({ token });
+      const principal = await clients.auth.validateSession({ token, bearerToken });
       if (byToken.size >= MAX_ENTRIES) byToken.delete(byToken.keys().next().value!);
-      byToken.set(k, { principal, until: Date.now() + ttlMs });
+      byToken.set(k, { principal, until: Date.now() + ttlMs, tokenKey: key(token) });
       return principal;
     },
     forget(token: string) {
-      byToken.delete(key(token));
+      const k = key(token);
+      // Entries of the same session resolved with a bearer JWT go too.
+      for (const [entryKey, e] of byToken) if (e.tokenKey === k) byToken.delete(entryKey);
     },
     async start() {
       subs.push(

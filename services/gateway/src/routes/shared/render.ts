@@ -22,9 +22,10 @@ export function renderApiSession(s: auth.ApiSession__Output, token: string) {
     updatedAt: s.updatedAt,
     _links: selfLink('api-sessions', s.id),
     tags: parse(s.tagsJson),
+    // Code queries (MFA) carry a format and lengths; URL queries (EXT-JWT) only where to go.
     authQueries: s.authQueries.map((q) => ({
-      typeId: q.typeId, provider: q.provider, format: q.format, httpMethod: q.httpMethod, httpUrl: q.httpUrl,
-      minLength: q.minLength, maxLength: q.maxLength,
+      typeId: q.typeId, provider: q.provider, httpMethod: q.httpMethod, httpUrl: q.httpUrl,
+      ...(q.format ? { format: q.format, minLength: q.minLength, maxLength: q.maxLength } : {}),
     })),
     authenticatorId: s.authenticatorId,
     cachedLastActivityAt: s.lastActivityAt,

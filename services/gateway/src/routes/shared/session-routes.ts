@@ -73,7 +73,9 @@ export function registerSessionRoutes(route: Router, base: string, clients: Clie
 
   route('GET', `${base}/current-api-session`, 'partial', async (req, principal) => {
     const session = await clients.auth.getApiSession({ id: principal!.apiSession!.id });
-    return { body: ok(renderApiSession(session, sessionToken(req)!)) };
+    // A pending secondary external JWT is judged per request; its query comes with the principal.
+    const pending = principal!.isExtJwtPending ? principal!.apiSession!.authQueries.filter((q) => q.typeId === 'EXT-JWT') : [];
+    return { body: ok(renderApiSession({ ...session, authQueries: [...session.authQueries, ...pending] }, sessionToken(req)!)) };
   });
 
   route('DELETE', `${base}/current-api-session`, 'partial', async (req, principal) => {
