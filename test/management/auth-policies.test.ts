@@ -105,6 +105,15 @@ describe('auth policy CRUD', () => {
     expect(bad.body.error.code).toBe('INVALID_FILTER');
   });
 
+  it('judges open sessions anew when their policy changes, faster than the principal cache expires', async () => {
+    const id = await createPolicy(policyBody('tightened later'));
+    const user = await userUnder(id, 'tightened-user');
+    const token = (await login(user.name, user.password)).body.data.token as string;
+    await c.http.get(`${C}/current-identity`, { session: token, expectStatus: 200 });
+    await c.http.patch(`${M}/auth-policies/${id}`, { session: admin, body: { secondary: { requireTotp: true } }, expectStatus: 200 });
+    await expect.poll(async () => (await c.http.get(`${C}/current-identity`, { session: token })).status, { timeout: 2_000, interval: 100 }).toBe(401);
+  });
+
   it('refuses to delete a policy an identity uses, and identities naming an unknown policy', async () => {
     const id = await createPolicy(policyBody('in use'));
     const user = await userUnder(id, 'policy-user');

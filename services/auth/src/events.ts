@@ -64,3 +64,11 @@ export async function startConsumers(deps: ConsumerDeps): Promise<Subscription[]
     await consumeIdentityEvent(deps, IDENTITY_DISABLED, deps.onIdentityDisabled),
   ];
 }
+
+/**
+ * Published after an auth policy or external JWT signer changed or went: what it decides about
+ * sessions must be judged anew (the gateway drops its cached principals).
+ */
+export function authSettingChanged(bus: Bus, entity: 'auth-policy' | 'external-jwt-signer') {
+  return (id: string, what: 'updated' | 'deleted') => bus.publish(`edge.auth.${entity}.${what}`, { id });
+}

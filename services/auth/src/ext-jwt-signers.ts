@@ -9,7 +9,11 @@ import { validateExtJwtSigner, type ExtJwtSignerInput } from './domain/ext-jwt-s
 import type { ExtJwtSignerStore } from './ext-jwt-signer-store.js';
 
 /** Builds the operations; `policiesUsing` counts the auth policies that name a signer. */
-export function createExtJwtSigners(store: ExtJwtSignerStore, policiesUsing: (signerId: string) => Promise<number>) {
+export function createExtJwtSigners(
+  store: ExtJwtSignerStore,
+  policiesUsing: (signerId: string) => Promise<number>,
+  changed: (id: string, what: 'updated' | 'deleted') => Promise<void> = async () => undefined,
+) {
   return {
     async create(input: ExtJwtSignerInput): Promise<string> {
       const cert = validateExtJwtSigner(input);
@@ -24,6 +28,7 @@ export function createExtJwtSigners(store: ExtJwtSignerStore, policiesUsing: (si
 
     async update(id: string, input: ExtJwtSignerInput): Promise<void> {
       await store.update(id, input, validateExtJwtSigner(input));
+      await changed(id, 'updated');
     },
 
     async delete(id: string): Promise<void> {
@@ -33,6 +38,7 @@ export function createExtJwtSigners(store: ExtJwtSignerStore, policiesUsing: (si
         throw new ZitiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { causeMessage: `external JWT signer ${id} is named by ${using} auth polic${using === 1 ? 'y' : 'ies'}` });
       }
       await store.delete(id);
+      await changed(id, 'deleted');
     },
   };
 }

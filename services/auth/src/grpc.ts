@@ -8,6 +8,7 @@ import type { createAuthenticate } from './authenticate.js';
 import { expirationSeconds, expiresAt, type ApiSession } from './domain/api-session.js';
 import { summarize, type IdentityAuthSummary } from './domain/authenticator.js';
 import { authQueries } from './domain/mfa.js';
+import { requiresTotp } from './domain/auth-policy.js';
 import type { Identities, IdentityInfo } from './identities.js';
 import type { MfaStore } from './mfa-store.js';
 import type { MfaOperations } from './mfa.js';
@@ -101,8 +102,12 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
     },
     async ValidateSession(req) {
       const { session, identity } = await apiSessions.validate(req.token);
-      const apiSession = toProtoApiSession(session, identity, timeoutMinutes);
-      const pending = await deps.secondaryExtJwt(identity, req.bearerToken);
+      // The identity's policy as it is now: a policy that came to require TOTP after login makes
+      // the session partial until MFA is completed.
+      const policy = await deps.policies.forIdentity(identity.authPolicyId);
+      const current = requiresTotp(policy) && !session.isMfaRequired ? { ...session, isMfaRequired: true } : session;
+      const apiSession = toProtoApiSession(current, identity, timeoutMinutes);
+      const pending = await deps.secondaryExtJwt(identity, policy, req.bearerToken);
       if (pending) apiSession.authQueries = [...(apiSession.authQueries ?? []), { typeId: 'EXT-JWT', provider: 'url', httpUrl: pending.externalAuthUrl ?? '', httpMethod: 'GET', format: '', minLength: 0, maxLength: 0 }];
       return { apiSession, isAdmin: identity.isAdmin, isDefaultAdmin: identity.isDefaultAdmin, isExtJwtPending: pending !== undefined };
     },

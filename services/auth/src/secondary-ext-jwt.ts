@@ -6,21 +6,20 @@
  * and its auth queries carry an `EXT-JWT` entry pointing at the signer's `externalAuthUrl`.
  */
 import type { JWTPayload } from 'jose';
-import type { AuthPolicies } from './auth-policies.js';
+import type { AuthPolicy } from './domain/auth-policy.js';
 import { identityClaim, type ExtJwtSigner } from './domain/ext-jwt-signer.js';
 import type { ExtJwtSignerStore } from './ext-jwt-signer-store.js';
 import type { ExtJwtVerifier } from './ext-jwt.js';
 import type { Identities, IdentityInfo } from './identities.js';
 
 interface Deps {
-  policies: AuthPolicies;
   signers: Pick<ExtJwtSignerStore, 'find'>;
   verify: ExtJwtVerifier;
   identities: Pick<Identities, 'findByExternalId'>;
 }
 
 /** Builds the check: the signer whose JWT is still missing for this request, or undefined. */
-export function createSecondaryExtJwtCheck({ policies, signers, verify, identities }: Deps) {
+export function createSecondaryExtJwtCheck({ signers, verify, identities }: Deps) {
   async function names(signer: ExtJwtSigner, payload: JWTPayload, identity: IdentityInfo): Promise<boolean> {
     const claim = identityClaim(signer, payload);
     if (!claim) return false;
@@ -28,8 +27,8 @@ export function createSecondaryExtJwtCheck({ policies, signers, verify, identiti
     return (await identities.findByExternalId(claim))?.id === identity.id;
   }
 
-  return async function pendingSigner(identity: IdentityInfo, bearerToken: string): Promise<ExtJwtSigner | undefined> {
-    const required = (await policies.forIdentity(identity.authPolicyId)).secondary.requireExtJwtSigner;
+  return async function pendingSigner(identity: IdentityInfo, policy: AuthPolicy, bearerToken: string): Promise<ExtJwtSigner | undefined> {
+    const required = policy.secondary.requireExtJwtSigner;
     if (!required) return undefined;
     const signer = await signers.find(required);
     if (!signer) return undefined;

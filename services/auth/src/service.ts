@@ -16,7 +16,7 @@ import { createAuthPolicies } from './auth-policies.js';
 import { createAuthPolicyStore } from './auth-policy-store.js';
 import { createAuthenticate } from './authenticate.js';
 import { bootstrapDefaultAdmin } from './bootstrap.js';
-import { startConsumers } from './events.js';
+import { authSettingChanged, startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
 import { createAuthenticators } from './authenticators.js';
 import { createExtJwtVerifier } from './ext-jwt.js';
@@ -80,7 +80,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const server = createRpcServer('auth', log);
     const policyStore = createAuthPolicyStore(db);
     const signerStore = createExtJwtSignerStore(db);
-    const policies = createAuthPolicies({ policyStore, identities, signers: signerStore });
+    const policies = createAuthPolicies({ policyStore, identities, signers: signerStore, changed: authSettingChanged(bus, 'auth-policy') });
     const revocations = createRevocations(db, apiSessions);
     const verifyExtJwt = createExtJwtVerifier(signerStore, log);
     const authenticate = createAuthenticate({
@@ -88,10 +88,10 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
-      signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id)), revocations,
+      signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id), authSettingChanged(bus, 'external-jwt-signer')), revocations,
       authenticators: createAuthenticators({ store: createAuthenticatorStore(db), identities, policies }),
       enrolled: createEnrolledAuthenticators({ store, identities, policies }),
-      secondaryExtJwt: createSecondaryExtJwtCheck({ policies, signers: signerStore, verify: verifyExtJwt, identities }),
+      secondaryExtJwt: createSecondaryExtJwtCheck({ signers: signerStore, verify: verifyExtJwt, identities }),
     }));
     stack.defer(() => server.stop(config.shutdownGraceMs));
     port = await server.listen(grpcListenAddr(config, 'auth'));

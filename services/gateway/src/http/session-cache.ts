@@ -52,6 +52,9 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 5_000) {
         await bus.subscribe<{ id: string }>('edge.auth.api-session.*', async (m) => dropWhere((p) => p.apiSession?.id === m.data.id)),
         await bus.subscribe<{ identityId: string }>('edge.auth.mfa.*', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.identityId)),
         await bus.subscribe<{ id: string }>('edge.identity.identity.*', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.id)),
+        // A policy or signer decides for many identities at once; such changes are rare.
+        await bus.subscribe('edge.auth.auth-policy.*', async () => byToken.clear()),
+        await bus.subscribe('edge.auth.external-jwt-signer.*', async () => byToken.clear()),
       );
     },
     async stop() {
