@@ -80,6 +80,26 @@ describe('identity, edge router and service sub-lists', () => {
     expect(ids(await get(`/services/${db}/identities`))).toEqual(sorted([alice, bob]));
   });
 
+  it('explains whether an identity may use a service and through which edge routers', async () => {
+    const dana = (await post('/identities', { name: 'adv-dana', type: 'User', isAdmin: false, roleAttributes: ['adv-eu'] })).body.data.id;
+    const svc = (await post('/services', { name: 'adv-svc', encryptionRequired: true, roleAttributes: ['adv-web'] })).body.data.id;
+    const er1 = (await post('/edge-routers', { name: 'adv-er-1', roleAttributes: ['adv-er'] })).body.data.id;
+    await post('/edge-routers', { name: 'adv-er-2', roleAttributes: ['adv-er-other'] });
+    const advice = async () => (await get(`/identities/${dana}/policy-advice/${svc}`)).body.data;
+
+    expect(await advice()).toMatchObject({ identityId: dana, serviceId: svc, isDialAllowed: false, isBindAllowed: false, identityRouterCount: 0, serviceRouterCount: 0, commonRouters: [] });
+    await post('/service-policies', { name: 'adv-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#adv-eu'], serviceRoles: ['#adv-web'] });
+    await post('/edge-router-policies', { name: 'adv-erp', semantic: 'AnyOf', identityRoles: ['#adv-eu'], edgeRouterRoles: ['#adv-er', '#adv-er-other'] });
+    await post('/service-edge-router-policies', { name: 'adv-serp', semantic: 'AllOf', serviceRoles: ['#adv-web'], edgeRouterRoles: ['#adv-er'] });
+    const a = await advice();
+    expect(a).toMatchObject({
+      identity: { id: dana, name: 'adv-dana' }, service: { id: svc, name: 'adv-svc' },
+      isDialAllowed: true, isBindAllowed: false, identityRouterCount: 2, serviceRouterCount: 1,
+    });
+    expect(a.commonRouters).toEqual([expect.objectContaining({ id: er1, name: 'adv-er-1', isOnline: false })]);
+    await get(`/identities/${dana}/policy-advice/nope`, 404);
+  });
+
   it('answers 404 for an unknown owner', async () => {
     for (const path of ['/identities/nope/service-policies', '/identities/nope/edge-routers', '/edge-routers/nope/identities', '/services/nope/identities']) {
       const r = await c.http.get(`/edge/management/v1${path}`, { session: admin, skipValidation: true });
