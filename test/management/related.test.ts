@@ -59,6 +59,8 @@ describe('identity, edge router and service sub-lists', () => {
       ids(await c.http.get(`/edge/management/v1/edge-routers/${er}/service-edge-router-policies`, { session: admin, expectStatus: 200, skipValidation: true }));
     expect(await serpsOf(erEu)).toEqual([serp]);
     expect(await serpsOf(erUs)).toEqual([]);
+    expect(ids(await get(`/edge-routers/${erEu}/services`))).toEqual([web]);
+    expect(ids(await get(`/edge-routers/${erUs}/services`))).toEqual([]);
     expect(ids(await get(`/edge-routers/${erEu}/identities`))).toEqual(sorted([alice, bob]));
     expect(ids(await get(`/edge-routers/${erUs}/identities`))).toEqual([bob]);
 

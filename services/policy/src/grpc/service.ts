@@ -52,6 +52,13 @@ export function createServiceHandlers(deps: HandlerDeps) {
     if (req.serviceEdgeRouterPolicyId !== undefined) {
       return { where: stores.services.matching(...serviceRolesOf(await stores.serviceEdgeRouterPolicies.get(req.serviceEdgeRouterPolicyId))) };
     }
+    if (req.edgeRouter) {
+      // The services any service edge router policy selecting this router grants it.
+      const scope = { prefix: 'edge_router', id: req.edgeRouter.id, attributes: req.edgeRouter.roleAttributes };
+      const every = planList(stores.serviceEdgeRouterPolicies.fields, { filter: 'limit none' });
+      const policies = (await stores.serviceEdgeRouterPolicies.list(every, scope)).items;
+      return { where: stores.services.matchingAny(policies.map(serviceRolesOf)) };
+    }
     return {};
   };
 

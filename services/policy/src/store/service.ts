@@ -117,6 +117,12 @@ export function createServiceStore(db: PolicyKysely) {
     },
 
     /** The condition selecting the services a policy's (resolved) service roles match. */
+    /** The services any of several role lists selects; none when there are none. */
+    matchingAny(lists: Array<[RoleSplit, RoleSemantic]>): Expression<SqlBool> {
+      if (lists.length === 0) return sql<SqlBool>`false`;
+      return sql<SqlBool>`(${sql.join(lists.map(([roles, semantic]) => this.matching(roles, semantic)), sql` or `)})`;
+    },
+
     matching(roles: RoleSplit, semantic: RoleSemantic): Expression<SqlBool> {
       return roleCondition({ all: roles.all, attributes: roles.attrs, ids: roles.ids }, semantic, { attributes: SERVICE_ROLE_COLUMNS.attributes, id: SERVICE_ROLE_COLUMNS.id });
     },

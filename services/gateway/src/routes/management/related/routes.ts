@@ -75,6 +75,11 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
     return { body: listBody(page.serviceEdgeRouterPolicies.map((p) => renderPolicy(p, 'service-edge-router-policies')), page.meta) };
   });
 
+  route('GET', `${base}/edge-routers/:id/services`, 'admin', async (req) => {
+    const page = await clients.policy.listServices({ query: listQuery(req), configTypes: [], edgeRouter: await routerScope(req) });
+    return { body: listBody(page.services.map(renderService), page.meta) };
+  });
+
   route('GET', `${base}/edge-routers/:id/identities`, 'admin', async (req) => {
     const policies = await edgeRouterPoliciesOf({ edgeRouter: await routerScope(req) });
     const page = await clients.identity.listIdentities({ query: listQuery(req), selectedBy: roleSelections(policies, (p: policy.EdgeRouterPolicy__Output) => p.identityRoles) });
