@@ -48,12 +48,15 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 }
 
 /**
- * Parses `input` with `schema`. A body that is not a JSON object is COULD_NOT_PARSE_BODY; any
- * other failure is COULD_NOT_VALIDATE naming the first field at fault, as OpenZiti answers.
+ * Parses `input` with `schema`. A body that is not a JSON object (or array, for a list schema) is
+ * COULD_NOT_PARSE_BODY; any other failure is COULD_NOT_VALIDATE naming the first field at fault,
+ * as OpenZiti answers.
  */
 export function parseBody<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new ZitiError('COULD_NOT_PARSE_BODY', { causeMessage: 'the body must be a JSON object' });
+  // A few bodies are lists (e.g. serviceConfigsAssignList); every other one is an object.
+  const wantsArray = schema instanceof z.ZodArray;
+  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input) !== wantsArray) {
+    throw new ZitiError('COULD_NOT_PARSE_BODY', { causeMessage: `the body must be a JSON ${wantsArray ? 'array' : 'object'}` });
   }
   const r = schema.safeParse(input);
   if (r.success) return r.data;

@@ -44,3 +44,13 @@ describe('parseGoDuration', () => {
     for (const bad of ['', '10', 'm', '-5m', '5 m', '5d', '1h-2m']) expect(parseGoDuration(bad)).toBeUndefined();
   });
 });
+
+describe('parseBody of list bodies', () => {
+  it('takes an array for a list schema and refuses an object, and the reverse', () => {
+    const list = z.array(z.object({ id: z.string() }));
+    expect(parseBody(list, [{ id: 'a' }])).toEqual([{ id: 'a' }]);
+    expect(code(() => parseBody(list, { id: 'a' }))).toMatchObject({ code: 'COULD_NOT_PARSE_BODY' });
+    expect(code(() => parseBody(z.object({ id: z.string() }), [{ id: 'a' }]))).toMatchObject({ code: 'COULD_NOT_PARSE_BODY' });
+    expect(code(() => parseBody(list, [{ id: 1 }]))).toMatchObject({ code: 'COULD_NOT_VALIDATE', field: '0.id' });
+  });
+});

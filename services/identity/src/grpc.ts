@@ -17,10 +17,11 @@ import type { EnrollmentClient } from './enrollments.js';
 import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from './store.js';
 import type { IdentityEvents } from './events.js';
 import type { RouterHandlers } from './router-grpc.js';
+import type { ServiceConfigHandlers } from './service-config-grpc.js';
 import { fieldsToInput, identityToProto, identityTypeToProto, parseJson } from './map.js';
 
 /** Builds the handlers over a store, the event publisher and the auth service's policies. */
-export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents, authPolicies: AuthPolicyLookup, enrollments: EnrollmentClient): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers> {
+export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents, authPolicies: AuthPolicyLookup, enrollments: EnrollmentClient): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers> {
   /** The field rules, and an authPolicyId naming a policy the auth service knows. */
   async function validate(input: IdentityInput): Promise<void> {
     validateIdentityInput(input);

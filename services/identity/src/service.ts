@@ -11,6 +11,8 @@ import { createIdentityEvents } from './events.js';
 import { createIdentityHandlers } from './grpc.js';
 import { createRouterHandlers } from './router-grpc.js';
 import { createRouterStore } from './router-store.js';
+import { createServiceConfigHandlers } from './service-config-grpc.js';
+import { createServiceConfigStore } from './service-config-store.js';
 import { createEnrollmentClient } from './enrollments.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -26,6 +28,7 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
     server.add<IdentityServiceHandlers>(contracts.identity(), {
       ...createIdentityHandlers(store, events, createAuthPolicyLookup(auth), enrollments),
       ...createRouterHandlers(createRouterStore(db), store, events, enrollments),
+      ...createServiceConfigHandlers(createServiceConfigStore(db)),
     });
     return async () => {
       auth.close();

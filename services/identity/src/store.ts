@@ -9,6 +9,7 @@ import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edg
 import type { RoleColumns } from '@edge/roles';
 import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
 import type { RoutersTable } from './router-store.js';
+import type { IdentityServiceConfigsTable } from './service-config-store.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -53,6 +54,7 @@ export interface IdentityDb {
   identities: IdentitiesTable;
   identity_types: IdentityTypesTable;
   routers: RoutersTable;
+  identity_service_configs: IdentityServiceConfigsTable;
 }
 
 type Row = Selectable<IdentitiesTable>;

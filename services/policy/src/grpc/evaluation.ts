@@ -11,17 +11,24 @@ import { SERVICE_FIELDS } from '../store/service.js';
 import type { HandlerDeps } from './common.js';
 import { serviceToProto } from './service.js';
 
-/**
- * Where identity-specific config overrides (an identity's own config for a service and type,
- * owned by the identity service) will be applied on top of the service's configs. Until they
- * exist, the service's configs are the answer.
- */
-export type ConfigOverrides = (identityId: string, configs: Map<string, Record<string, unknown>>) => Promise<Map<string, Record<string, unknown>>>;
-
-const noOverrides: ConfigOverrides = async (_identityId, configs) => configs;
-
-export function createEvaluationHandlers(deps: HandlerDeps, overrides: ConfigOverrides = noOverrides) {
+export function createEvaluationHandlers(deps: HandlerDeps) {
   const { stores } = deps;
+
+  /**
+   * The identity's own configs (owned by the identity service, sent by the caller) replace the
+   * service's config of the same type, for the requested types only.
+   */
+  const withOverrides = async (
+    configs: Map<string, Record<string, unknown>>, overrides: readonly pb.ConfigOverride__Output[], typeIds: Set<string>, serviceIds: Set<string>,
+  ) => {
+    for (const o of overrides) {
+      if (!serviceIds.has(o.serviceId)) continue;
+      const config = await stores.configs.get(o.configId).catch(() => undefined);
+      if (!config || !typeIds.has(config.configTypeId)) continue;
+      configs.set(o.serviceId, { ...(configs.get(o.serviceId) ?? {}), [config.configTypeName]: config.data });
+    }
+    return configs;
+  };
 
   /** The granting policies of a page, each with the posture checks its roles select. */
   const grantingPolicies = async (granted: GrantedService[]): Promise<Map<string, GrantingPolicy>> => {
@@ -37,9 +44,10 @@ export function createEvaluationHandlers(deps: HandlerDeps, overrides: ConfigOve
   };
 
   /** Renders a page of granted services for an identity. */
-  const render = async (caller: Caller, granted: GrantedService[], configTypes: readonly string[]): Promise<pb.Service[]> => {
+  const render = async (caller: Caller, granted: GrantedService[], configTypes: readonly string[], overrides: readonly pb.ConfigOverride__Output[] = []): Promise<pb.Service[]> => {
     const types = await stores.configTypes.findByIdOrName(configTypes);
-    const configs = await overrides(caller.identityId, await stores.services.configData(granted.map((g) => g.service.id), types.map((t) => t.id)));
+    const ids = granted.map((g) => g.service.id);
+    const configs = await withOverrides(await stores.services.configData(ids, types.map((t) => t.id)), overrides, new Set(types.map((t) => t.id)), new Set(ids));
     const policies = await grantingPolicies(granted);
     return granted.map((g) => serviceToProto(g.service, {
       permissions: g.permissions,
@@ -54,14 +62,14 @@ export function createEvaluationHandlers(deps: HandlerDeps, overrides: ConfigOve
       const plan = planList(SERVICE_FIELDS, listParams(req.query));
       const policyType = req.policyType === '' ? undefined : policyTypeOf(req.policyType);
       const { items, total } = await stores.evaluation.list(caller, plan, policyType);
-      return { services: await render(caller, items, req.configTypes), meta: listMeta(plan, total, SERVICE_FIELDS) };
+      return { services: await render(caller, items, req.configTypes, req.configOverrides), meta: listMeta(plan, total, SERVICE_FIELDS) };
     },
     async GetServiceForIdentity(req: pb.GetServiceForIdentityRequest__Output): Promise<pb.Service> {
       const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
       const granted = await stores.evaluation.get(caller, req.serviceId);
       // A service the identity may not use does not exist for it (OpenZiti answers 404).
       if (!granted) throw notFound('service', req.serviceId);
-      return (await render(caller, [granted], req.configTypes))[0]!;
+      return (await render(caller, [granted], req.configTypes, req.configOverrides))[0]!;
     },
   };
 }

@@ -15,8 +15,14 @@ import { configTypesParam, renderService } from '../../management/services/map.j
 /** Who is asking, as the policy service evaluates it. */
 async function caller(clients: Clients, principal: Principal | undefined, configTypes: string[]) {
   const session = principal!.apiSession!;
-  const identity = await clients.identity.getIdentity({ id: session.identityId });
-  return { identityId: identity.id, roleAttributes: identity.roleAttributes, configTypes: [...new Set([...session.configTypes, ...configTypes])] };
+  const [identity, own] = await Promise.all([
+    clients.identity.getIdentity({ id: session.identityId }),
+    clients.identity.listServiceConfigs({ identityId: session.identityId, configs: [] }),
+  ]);
+  return {
+    identityId: identity.id, roleAttributes: identity.roleAttributes, configTypes: [...new Set([...session.configTypes, ...configTypes])],
+    configOverrides: own.configs.map((c) => ({ serviceId: c.serviceId, configId: c.configId })),
+  };
 }
 
 export function registerClientServiceRoutes(route: Router, base: string, clients: Clients): void {

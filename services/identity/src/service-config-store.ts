@@ -1,0 +1,60 @@
+/**
+ * Queries on an identity's own service configs.
+ */
+import type { Kysely } from 'kysely';
+import { notFound } from '@edge/errors';
+import type { IdentityDb } from './store.js';
+
+/** One override: the identity's config of a type for a service. */
+export interface ServiceConfig {
+  serviceId: string;
+  configId: string;
+  configTypeId: string;
+}
+
+/** The table as kysely sees it. */
+export interface IdentityServiceConfigsTable {
+  identity_id: string;
+  service_id: string;
+  config_type_id: string;
+  config_id: string;
+}
+
+/** Creates the store over the identity service's schema. */
+export function createServiceConfigStore(db: Kysely<IdentityDb>) {
+  const exists = async (identityId: string) => {
+    const row = await db.selectFrom('identities').select('id').where('id', '=', identityId).executeTakeFirst();
+    if (!row) throw notFound('identity', identityId);
+  };
+
+  return {
+    async list(identityId: string): Promise<ServiceConfig[]> {
+      await exists(identityId);
+      const rows = await db.selectFrom('identity_service_configs').select(['service_id', 'config_id', 'config_type_id'])
+        .where('identity_id', '=', identityId).orderBy('service_id').orderBy('config_type_id').execute();
+      return rows.map((r) => ({ serviceId: r.service_id, configId: r.config_id, configTypeId: r.config_type_id }));
+    },
+
+    /** Adds the configs; one of the same service and type is replaced. */
+    async assign(identityId: string, configs: ServiceConfig[]): Promise<void> {
+      await exists(identityId);
+      if (configs.length === 0) return;
+      await db.insertInto('identity_service_configs')
+        .values(configs.map((c) => ({ identity_id: identityId, service_id: c.serviceId, config_type_id: c.configTypeId, config_id: c.configId })))
+        .onConflict((oc) => oc.columns(['identity_id', 'service_id', 'config_type_id']).doUpdateSet((eb) => ({ config_id: eb.ref('excluded.config_id') })))
+        .execute();
+    },
+
+    /** Removes the given service/config pairs, or all of the identity's when none are given. */
+    async remove(identityId: string, configs: Array<Pick<ServiceConfig, 'serviceId' | 'configId'>>): Promise<void> {
+      await exists(identityId);
+      let q = db.deleteFrom('identity_service_configs').where('identity_id', '=', identityId);
+      if (configs.length > 0) {
+        q = q.where((eb) => eb.or(configs.map((c) => eb.and([eb('service_id', '=', c.serviceId), eb('config_id', '=', c.configId)]))));
+      }
+      await q.execute();
+    },
+  };
+}
+
+export type ServiceConfigStore = ReturnType<typeof createServiceConfigStore>;
