@@ -31,4 +31,56 @@ describe('tracing', () => {
     const server = spans.find((s) => s.name === 'identity/ListIdentities');
     expect(parentOf(server!)).toBe(client!.spanContext().spanId);
   });
+
+  it('follows one request through three services, their SQL and the events they publish and consume', async () => {
+    const token = await c.login();
+    const policy = await c.http.post('/edge/management/v1/auth-policies', {
+      session: token, expectStatus: 201, body: {
+        name: 'traced policy',
+        primary: {
+          cert: { allowed: true, allowExpiredCerts: false }, extJwt: { allowed: false, allowedSigners: [] },
+          updb: { allowed: true, minPasswordLength: 5, requireMixedCase: false, requireNumberChar: false, requireSpecialChar: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
+        },
+        secondary: { requireTotp: false, requireExtJwtSigner: null },
+      },
+    });
+    const traceId = 'b1b2c3d4e5f60718293a4b5c6d7e8f91';
+    exporter.reset();
+    const created = await c.http.post('/edge/management/v1/identities', {
+      session: token, expectStatus: 201, headers: { traceparent: `00-${traceId}-2122334455667788-01` },
+      body: { name: 'traced-identity', type: 'User', isAdmin: false, authPolicyId: policy.body.data.id, enrollment: { ott: true } },
+    });
+    const deleteTrace = 'c1b2c3d4e5f60718293a4b5c6d7e8f92';
+    await c.http.delete(`/edge/management/v1/identities/${created.body.data.id}`, { session: token, expectStatus: 200, headers: { traceparent: `00-${deleteTrace}-3122334455667788-01` } });
+    await new Promise((r) => setTimeout(r, 1500));
+
+    const all = exporter.getFinishedSpans();
+    const parentOf = (x: (typeof all)[number]) => (x as unknown as { parentSpanContext?: { spanId: string } }).parentSpanContext?.spanId;
+    const spans = all.filter((x) => x.spanContext().traceId === traceId);
+    const one = (pred: (x: (typeof spans)[number]) => boolean, what: string) => {
+      const found = spans.find(pred);
+      expect(found, what).toBeDefined();
+      return found!;
+    };
+    const childOf = (parent: (typeof spans)[number], pred: (x: (typeof spans)[number]) => boolean, what: string) =>
+      one((x) => parentOf(x) === parent.spanContext().spanId && pred(x), what);
+
+    const http = one((x) => x.name === 'POST /edge/management/v1/identities', 'gateway span');
+    const identityServer = childOf(childOf(http, (x) => x.name === 'CreateIdentity', 'gateway → identity client span'), (x) => x.name === 'identity/CreateIdentity', 'identity server span');
+    const authServer = childOf(childOf(identityServer, (x) => x.name === 'GetAuthPolicy', 'identity → auth client span'), (x) => x.name === 'auth/GetAuthPolicy', 'auth server span');
+    const pkiServer = childOf(childOf(identityServer, (x) => x.name === 'CreateEnrollment', 'identity → pki client span'), (x) => x.name === 'pki/CreateEnrollment', 'pki server span');
+    for (const [server, schema] of [[identityServer, '_identity'], [authServer, '_auth'], [pkiServer, '_pki']] as const) {
+      const sql = childOf(server, (x) => String(x.attributes['db.namespace'] ?? '').endsWith(schema), `SQL under ${server.name}`);
+      expect(sql.attributes['db.query.text']).toMatch(/^(select|insert|update|delete|with)/i);
+      expect(JSON.stringify(sql.attributes)).not.toContain('traced-identity');
+    }
+    childOf(identityServer, (x) => x.name === 'publish edge.identity.identity.created', 'event published by the identity service');
+
+    // The deletion's event is consumed by the auth service within the same trace.
+    const del = all.filter((x) => x.spanContext().traceId === deleteTrace);
+    const publish = del.find((x) => x.name === 'publish edge.identity.identity.deleted');
+    expect(publish, 'delete event published').toBeDefined();
+    const consumers = del.filter((x) => x.name === 'process edge.identity.identity.deleted' && parentOf(x) === publish!.spanContext().spanId);
+    expect(consumers.length, 'delete event consumed as a child of its publish span').toBeGreaterThan(0);
+  });
 });

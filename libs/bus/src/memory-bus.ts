@@ -6,7 +6,7 @@
 import type { Logger } from '@edge/logging';
 import type { Bus, BusMessage, Handler, Subscription } from './bus.js';
 import { subjectMatches } from './subject.js';
-import { runInTraceContext, withTraceContext } from './trace.js';
+import { inPublishSpan, runInTraceContext } from './trace.js';
 
 /** Options of `createMemoryBus`. */
 export interface MemoryBusOptions {
@@ -67,7 +67,7 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
       await null; // the handler never runs inside this call stack, even if it throws synchronously
       try {
         const msg = toMessage(delivery.msg, attempt > 1);
-        await runInTraceContext(msg.headers, () => member.handler(msg));
+        await runInTraceContext(msg.headers, () => member.handler(msg), msg.subject);
       } catch (err) {
         retry(group, { msg: delivery.msg, attempts: attempt }, err);
       } finally {
@@ -96,7 +96,7 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
   function broadcast(listener: Listener, msg: Stored): void {
     const running = (async () => {
       const message = toMessage(msg, false);
-      await runInTraceContext(message.headers, () => listener.handler(message));
+      await runInTraceContext(message.headers, () => listener.handler(message), message.subject);
     })().catch((err: unknown) => {
       opts.log?.warn({ err, subject: msg.subject }, 'bus broadcast handler failed');
     }).finally(() => listener.running.delete(running));
@@ -117,7 +117,8 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
   return {
     async publish(subject, data, headers) {
       if (closed) throw new Error('bus is closed');
-      const msg: Stored = { subject, json: JSON.stringify(data ?? null), headers: withTraceContext(headers) };
+      const traced = await inPublishSpan(subject, headers, async (h) => h);
+      const msg: Stored = { subject, json: JSON.stringify(data ?? null), headers: traced };
       history.push(msg);
       if (history.length > retain) history.shift();
       // Queue now (a group created later takes it from history instead), deliver on a later tick.

@@ -10,7 +10,7 @@ import {
 import type { Bus, BusMessage, Handler, Subscription } from './bus.js';
 import { ACK_WAIT_MS, ensureConsumer, ensureStream } from './nats-setup.js';
 import { durableName, streamName } from './subject.js';
-import { runInTraceContext, withTraceContext } from './trace.js';
+import { inPublishSpan, runInTraceContext } from './trace.js';
 
 /** Options of `createNatsBus`. */
 export interface NatsBusOptions {
@@ -47,9 +47,11 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
 
   return {
     async publish(subject, data, headers) {
-      const h = natsHeaders();
-      for (const [key, value] of Object.entries(withTraceContext(headers))) h.set(key, value);
-      await js.publish(prefix + subject, encode(data), { headers: h });
+      await inPublishSpan(subject, headers, async (traced) => {
+        const h = natsHeaders();
+        for (const [key, value] of Object.entries(traced)) h.set(key, value);
+        await js.publish(prefix + subject, encode(data), { headers: h });
+      });
     },
 
     async consume<T>(group: string, subject: string, handler: Handler<T>) {
@@ -106,7 +108,7 @@ async function handleWork(
   // Tell the server a slow handler is still alive, so the message is not redelivered meanwhile.
   const keepAlive = setInterval(() => m.working(), ACK_WAIT_MS / 3);
   try {
-    await runInTraceContext(msg.headers, () => handler(msg));
+    await runInTraceContext(msg.headers, () => handler(msg), msg.subject);
     m.ack();
   } catch (err) {
     const attempts = m.info.deliveryCount;
@@ -121,7 +123,7 @@ async function handleBroadcast(m: Msg, handler: Handler<unknown>, subject: strin
   const msg = decode(m, subject, false, log);
   if (!msg) return;
   try {
-    await runInTraceContext(msg.headers, () => handler(msg));
+    await runInTraceContext(msg.headers, () => handler(msg), msg.subject);
   } catch (err) {
     log?.warn({ err, subject }, 'bus broadcast handler failed');
   }

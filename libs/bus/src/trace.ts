@@ -1,5 +1,12 @@
-/** Trace context across the bus; a no-op when no OpenTelemetry SDK is registered. */
-import { context, propagation, type Context } from '@opentelemetry/api';
+/**
+ * Trace context across the bus: a producer span around each publish whose context travels in
+ * the message headers, and a consumer span around each handler as its child. No-ops when no
+ * OpenTelemetry SDK is registered.
+ */
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
+
+const tracer = trace.getTracer('edge.bus');
+const attributes = (subject: string) => ({ 'messaging.system': 'nats', 'messaging.destination.name': subject });
 
 /** Returns `headers` plus the active trace context (e.g. `traceparent`). */
 export function withTraceContext(headers: Record<string, string> = {}): Record<string, string> {
@@ -8,8 +15,33 @@ export function withTraceContext(headers: Record<string, string> = {}): Record<s
   return carrier;
 }
 
-/** Runs `fn` inside the trace context carried by `headers`. */
-export function runInTraceContext<R>(headers: Record<string, string>, fn: () => R): R {
+/** Runs `send` inside a producer span for `subject`, with headers carrying that span's context. */
+export function inPublishSpan<R>(subject: string, headers: Record<string, string> | undefined, send: (headers: Record<string, string>) => Promise<R>): Promise<R> {
+  return tracer.startActiveSpan(`publish ${subject}`, { kind: SpanKind.PRODUCER, attributes: attributes(subject) }, async (span) => {
+    try {
+      return await send(withTraceContext(headers));
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Runs a handler inside a consumer span for `subject`, child of the trace context in `headers`. */
+export function runInTraceContext<R>(headers: Record<string, string>, fn: () => Promise<R>, subject = 'message'): Promise<R> {
   const extracted: Context = propagation.extract(context.active(), headers);
-  return context.with(extracted, fn);
+  return context.with(extracted, () =>
+    tracer.startActiveSpan(`process ${subject}`, { kind: SpanKind.CONSUMER, attributes: attributes(subject) }, async (span) => {
+      try {
+        return await fn();
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+        throw err;
+      } finally {
+        span.end();
+      }
+    }),
+  );
 }

@@ -2,6 +2,7 @@
 import { Kysely, sql } from 'kysely';
 import type { DbConnection } from './connection.js';
 import { quoteSchemaName } from './schema-name.js';
+import { traceQueries } from './tracing.js';
 
 /**
  * A Kysely whose queries address tables in `schema`. Cheap: services sharing one connection
@@ -12,7 +13,7 @@ import { quoteSchemaName } from './schema-name.js';
  */
 export function createDb<DB>(conn: DbConnection, schema: string): Kysely<DB> {
   quoteSchemaName(schema);
-  return new Kysely<DB>({ dialect: conn.dialect() }).withSchema(schema);
+  return new Kysely<DB>({ dialect: conn.dialect(), log: traceQueries(schema) }).withSchema(schema);
 }
 
 /** Drops `schema` and everything in it (tests). */
