@@ -109,3 +109,19 @@ describe('identity, edge router and service sub-lists', () => {
     }
   });
 });
+
+describe('summary', () => {
+  it('counts each resource, and the counts follow changes', async () => {
+    const before = (await get('/summary')).body.data;
+    expect(Object.keys(before)).toEqual(expect.arrayContaining(['identities', 'edgeRouters', 'services', 'servicePolicies', 'configTypes', 'authPolicies']));
+    expect(before.identities).toBe((await get('/identities?limit=1')).body.meta.pagination.totalCount);
+    expect(before.configTypes).toBeGreaterThan(0);
+    await post('/identities', { name: 'summary-new', type: 'User', isAdmin: false });
+    await post('/edge-routers', { name: 'summary-er' });
+    const after = (await get('/summary')).body.data;
+    expect(after.identities).toBe(before.identities + 1);
+    expect(after.edgeRouters).toBe(before.edgeRouters + 1);
+    expect(after.services).toBe(before.services);
+  });
+});
+

@@ -18,6 +18,7 @@ import { registerAuthPolicyRoutes } from './routes/management/auth-policies/rout
 import { registerAuthenticatorRoutes } from './routes/management/authenticators/routes.js';
 import { registerRevocationRoutes } from './routes/management/revocations/routes.js';
 import { registerRelatedRoutes } from './routes/management/related/routes.js';
+import { registerSummaryRoutes } from './routes/management/summary/routes.js';
 import { registerIdentityServiceConfigRoutes } from './routes/management/identities/service-configs.js';
 import { registerClientEdgeRouterRoutes } from './routes/client/edge-routers/routes.js';
 import { registerClientExtJwtSignerRoutes, registerExtJwtSignerRoutes } from './routes/management/external-jwt-signers/routes.js';
@@ -89,6 +90,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerExtJwtSignerRoutes(route, MANAGEMENT_BASE, clients);
   registerRevocationRoutes(route, MANAGEMENT_BASE, clients);
   registerRelatedRoutes(route, MANAGEMENT_BASE, clients);
+  registerSummaryRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityServiceConfigRoutes(route, MANAGEMENT_BASE, clients);
   registerClientEdgeRouterRoutes(route, CLIENT_BASE, clients);
   registerClientExtJwtSignerRoutes(route, CLIENT_BASE, clients);
