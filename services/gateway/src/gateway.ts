@@ -19,6 +19,7 @@ import { registerAuthenticatorRoutes } from './routes/management/authenticators/
 import { registerRevocationRoutes } from './routes/management/revocations/routes.js';
 import { registerRelatedRoutes } from './routes/management/related/routes.js';
 import { registerSummaryRoutes } from './routes/management/summary/routes.js';
+import { registerDatabaseRoutes } from './routes/management/database/routes.js';
 import { registerIdentityServiceConfigRoutes } from './routes/management/identities/service-configs.js';
 import { registerClientEdgeRouterRoutes } from './routes/client/edge-routers/routes.js';
 import { registerClientExtJwtSignerRoutes, registerExtJwtSignerRoutes } from './routes/management/external-jwt-signers/routes.js';
@@ -91,6 +92,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerRevocationRoutes(route, MANAGEMENT_BASE, clients);
   registerRelatedRoutes(route, MANAGEMENT_BASE, clients);
   registerSummaryRoutes(route, MANAGEMENT_BASE, clients);
+  registerDatabaseRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityServiceConfigRoutes(route, MANAGEMENT_BASE, clients);
   registerClientEdgeRouterRoutes(route, CLIENT_BASE, clients);
   registerClientExtJwtSignerRoutes(route, CLIENT_BASE, clients);
