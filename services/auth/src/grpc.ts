@@ -41,6 +41,7 @@ export interface HandlerDeps {
   timeoutMinutes: number;
   enrolled: EnrolledAuthenticators;
   secondaryExtJwt: SecondaryExtJwtCheck;
+  checkIntegrity: (fix: boolean) => Promise<Array<{ description: string; fixed: boolean }>>;
 }
 
 /** Maps an API session to its proto form; `token` is only given in the answer to Authenticate. */
@@ -110,6 +111,9 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
       const pending = await deps.secondaryExtJwt(identity, policy, req.bearerToken);
       if (pending) apiSession.authQueries = [...(apiSession.authQueries ?? []), { typeId: 'EXT-JWT', provider: 'url', httpUrl: pending.externalAuthUrl ?? '', httpMethod: 'GET', format: '', minLength: 0, maxLength: 0 }];
       return { apiSession, isAdmin: identity.isAdmin, isDefaultAdmin: identity.isDefaultAdmin, isExtJwtPending: pending !== undefined };
+    },
+    async CheckIntegrity(req) {
+      return { issues: await deps.checkIntegrity(req.fix) };
     },
     async GetApiSession(req) {
       const { session, identity } = await apiSessions.get(req.id);

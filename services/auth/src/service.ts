@@ -24,6 +24,7 @@ import { createExtJwtSignerStore } from './ext-jwt-signer-store.js';
 import { createExtJwtSigners } from './ext-jwt-signers.js';
 import { createRevocations } from './revocations.js';
 import { createSecondaryExtJwtCheck } from './secondary-ext-jwt.js';
+import { createIntegrityCheck } from './integrity.js';
 import { createAuthenticatorStore } from './authenticator-store.js';
 import { createIdentities } from './identities.js';
 import { createMfaOperations } from './mfa.js';
@@ -91,6 +92,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
       signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id), authSettingChanged(bus, 'external-jwt-signer')), revocations,
       authenticators: createAuthenticators({ store: createAuthenticatorStore(db), identities, policies }),
       enrolled: createEnrolledAuthenticators({ store, identities, policies }),
+      checkIntegrity: createIntegrityCheck(store, identities, apiSessions),
       secondaryExtJwt: createSecondaryExtJwtCheck({ signers: signerStore, verify: verifyExtJwt, identities }),
     }));
     stack.defer(() => server.stop(config.shutdownGraceMs));

@@ -183,6 +183,15 @@ export function createStore(db: Kysely<AuthDatabase>) {
       return rows.map(toAuthenticator);
     },
 
+    /** Every identity id the auth schema refers to (authenticators, API sessions, MFA). */
+    async referencedIdentityIds(): Promise<string[]> {
+      const rows = await db.selectFrom('authenticators').select('identity_id').distinct()
+        .union(db.selectFrom('api_sessions').select('identity_id').distinct())
+        .union(db.selectFrom('mfas').select('identity_id').distinct())
+        .execute();
+      return rows.map((r) => r.identity_id);
+    },
+
     /** Which of these identities have at least one API session. */
     async identitiesWithApiSessions(identityIds: string[]): Promise<Set<string>> {
       if (identityIds.length === 0) return new Set();

@@ -13,7 +13,7 @@ import type { Enrollments } from './enrollments.js';
 import type { Redeem } from './redeem.js';
 
 type Handlers = AsyncHandlers<PkiServiceHandlers>;
-export type EnrollmentHandlers = Omit<Handlers, 'GetServerTls' | 'GetCaCerts'>;
+export type EnrollmentHandlers = Omit<Handlers, 'GetServerTls' | 'GetCaCerts' | 'CheckIntegrity'>;
 
 /** The Enrollment message of an enrollment. */
 export function enrollmentToProto(e: Enrollment): pb.Enrollment {

@@ -16,6 +16,7 @@ import { createEnrollmentStore } from './enrollment-store.js';
 import { createEnrollments } from './enrollments.js';
 import { scheduleOrphanSweep, startEnrollmentConsumers } from './events.js';
 import { createPkiHandlers } from './grpc.js';
+import { createIntegrityCheck } from './integrity.js';
 import { createEnrollmentPeers } from './peers.js';
 import { createRedeem } from './redeem.js';
 import { createStore, type PkiDb } from './store.js';
@@ -57,10 +58,12 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       // React, then reconcile: the identity service may start after this one, so in the background.
       stack.defer(scheduleOrphanSweep(enrollmentStore, peers, log));
 
+      const checkIntegrity = createIntegrityCheck(enrollmentStore, peers);
       const server = createRpcServer('pki', log);
       server.add<PkiServiceHandlers>(contracts.pki(), {
         ...createPkiHandlers(pki),
         ...createEnrollmentHandlers(enrollments, createRedeem({ store: enrollmentStore, pki, peers }), pki),
+        CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
       });
       stack.defer(() => server.stop(config.shutdownGraceMs));
       boundPort = await server.listen(grpcListenAddr(config, 'pki'));

@@ -20,7 +20,7 @@ function controllerToProto(r: ControllerRow): pb.Controller {
 }
 
 /** Builds the handlers over the store. */
-export function createSessionHandlers(store: SessionStore): Omit<AsyncHandlers<SessionServiceHandlers>, 'CreateSnapshot'> {
+export function createSessionHandlers(store: SessionStore): Omit<AsyncHandlers<SessionServiceHandlers>, 'CreateSnapshot' | 'StartIntegrityCheck' | 'GetIntegrityResults'> {
   return {
     async RegisterController(req) {
       if (!req.id) throw fieldError('id', 'is required', req.id);

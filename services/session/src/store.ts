@@ -1,6 +1,7 @@
 /**
  * Every query of the session service.
  */
+import type { IntegrityRunsTable } from './integrity.js';
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { notFound } from '@edge/errors';
@@ -21,6 +22,7 @@ interface ControllersTable {
 /** The session schema as kysely sees it. */
 export interface SessionDb {
   controllers: ControllersTable;
+  integrity_runs: IntegrityRunsTable;
 }
 
 export type ControllerRow = Selectable<ControllersTable>;

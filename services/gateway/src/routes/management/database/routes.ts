@@ -1,8 +1,9 @@
 /**
  * Management `/database`: a consistent snapshot of every service's data (written by the session
- * service into its data directory; see the README for restoring it).
+ * service into its data directory; see the README for restoring it), and data integrity runs
+ * (one at a time; started with 202, results read afterwards).
  */
-import { empty } from '@edge/envelope';
+import { empty, ok } from '@edge/envelope';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 
@@ -12,5 +13,22 @@ export function registerDatabaseRoutes(route: Router, base: string, clients: Cli
     const { path } = await clients.session.createSnapshot({}, { deadlineMs: 120_000 });
     req.log.info({ path }, 'database snapshot written');
     return { body: empty() };
+  });
+
+  for (const [path, fix] of [['check-data-integrity', false], ['fix-data-integrity', true]] as const) {
+    route('POST', `${base}/database/${path}`, 'admin', async () => {
+      await clients.session.startIntegrityCheck({ fix });
+      return { status: 202, body: empty() };
+    });
+  }
+
+  route('GET', `${base}/database/data-integrity-results`, 'admin', async () => {
+    const r = await clients.session.getIntegrityResults({});
+    return {
+      body: ok({
+        inProgress: r.inProgress, fixingErrors: r.fixingErrors, tooManyErrors: r.tooManyErrors, startTime: r.startTime, endTime: r.endTime,
+        error: r.error, results: r.results.map((x) => ({ description: x.description, fixed: x.fixed })),
+      }),
+    };
   });
 }

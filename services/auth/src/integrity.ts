@@ -1,0 +1,29 @@
+/**
+ * The auth service's part of a data integrity check: authenticators, API sessions and MFA of
+ * identities the identity service no longer knows (an identity-deleted event that was lost).
+ * Fixing removes them the way the event would have.
+ */
+import type { ApiSessions } from './api-sessions.js';
+import type { Identities } from './identities.js';
+import type { AuthStore } from './store.js';
+
+const BATCH = 500;
+
+/** Checks (and optionally repairs) what auth keeps for missing identities. */
+export function createIntegrityCheck(store: Pick<AuthStore, 'referencedIdentityIds'>, identities: Pick<Identities, 'findMany'>, apiSessions: Pick<ApiSessions, 'endForIdentity'>) {
+  return async function check(fix: boolean): Promise<Array<{ description: string; fixed: boolean }>> {
+    const ids = await store.referencedIdentityIds();
+    const missing: string[] = [];
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const batch = ids.slice(i, i + BATCH);
+      const known = await identities.findMany(batch);
+      missing.push(...batch.filter((id) => !known.has(id)));
+    }
+    const issues = [];
+    for (const id of missing) {
+      if (fix) await apiSessions.endForIdentity(id);
+      issues.push({ description: `auth: authenticators, API sessions or MFA of identity ${id}, which does not exist`, fixed: fix });
+    }
+    return issues;
+  };
+}
