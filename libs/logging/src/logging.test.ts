@@ -1,7 +1,9 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { REDACT_PATHS } from './index.js';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { createLogger, REDACT_PATHS } from './index.js';
 
 describe('log redaction', () => {
   it('never writes passwords, tokens, keys or session headers', () => {
@@ -11,5 +13,23 @@ describe('log redaction', () => {
     log.info({ password: 'hunter22', body: { password: 'PW-TWO', token: 'TOK-TWO' }, privateKey: 'KEY-MATERIAL', req: { headers: { 'zt-session': 'S3SS10N-V4LUE', authorization: 'Bearer 4UTH-V4LUE' } } }, 'login');
     for (const secret of ['hunter22', 'PW-TWO', 'TOK-TWO', 'KEY-MATERIAL', 'S3SS10N-V4LUE', '4UTH-V4LUE']) expect(out).not.toContain(secret);
     expect(out).toContain('[redacted]');
+  });
+});
+
+describe('trace ids in logs', () => {
+  it('writes the active span\'s trace and span ids on each line, and none outside spans', () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    try {
+      const lines: Array<Record<string, unknown>> = [];
+      const sink = new Writable({ write(chunk, _enc, cb) { lines.push(JSON.parse(String(chunk))); cb(); } });
+      const log = createLogger({ destination: sink });
+      const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+      context.with(trace.setSpanContext(context.active(), spanContext), () => log.info('inside'));
+      log.info('outside');
+      expect(lines[0]).toMatchObject({ msg: 'inside', trace_id: spanContext.traceId, span_id: spanContext.spanId });
+      expect(lines[1]).not.toHaveProperty('trace_id');
+    } finally {
+      context.disable();
+    }
   });
 });
