@@ -16,7 +16,7 @@ let c: TestController;
 let addr: string;
 
 beforeAll(async () => {
-  c = await startTestController({ env: { EDGE_METRICS_ADDR: '127.0.0.1:0' } });
+  c = await startTestController({ env: { EDGE_METRICS_ADDR: '127.0.0.1:0', EDGE_AUTH_RATE_LIMIT_PER_USERNAME: '6' } });
   addr = `127.0.0.1:${c.running.metricsPort}`;
 });
 afterAll(() => c?.stop());
@@ -52,4 +52,22 @@ describe('standalone /metrics', () => {
     for (const s of SERVICE_NAMES) expect(sampleSum(text, GRPC, { grpc_service: `edge.${s}.v1.${s[0]!.toUpperCase()}${s.slice(1)}Service` }), s).toBeGreaterThan(0);
     expect(sampleSum(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
   });
+
+  it('counts rate-limit rejections, event lag by subject and the database pool', async () => {
+    const token = await c.login();
+    const rejected = async () => sampleSum(await scrape(addr), 'edge_rate_limit_rejections_total', { scope: 'username' });
+    const before = await rejected();
+    for (let i = 0; i < 8; i++) await c.http.post('/edge/management/v1/authenticate?method=password', { body: { username: 'flooded-user', password: 'whatever' }, skipValidation: true });
+    expect(await rejected()).toBeGreaterThan(before);
+
+    const lag = 'edge_event_lag_seconds_count';
+    const subject = { subject: 'edge.identity.identity.deleted' };
+    const consumed = sampleSum(await scrape(addr), lag, subject);
+    const id = (await c.http.post('/edge/management/v1/identities', { body: { name: 'metrics-lag', type: 'User', isAdmin: false }, session: token, expectStatus: 201 })).body.data.id;
+    await c.http.delete(`/edge/management/v1/identities/${id}`, { session: token, expectStatus: 200 });
+    await expect.poll(async () => sampleSum(await scrape(addr), lag, subject), { timeout: 5_000 }).toBeGreaterThan(consumed);
+
+    expect(sampleSum(await scrape(addr), 'edge_db_pool_connections', { pool: 'postgres', state: 'total' })).toBeGreaterThan(0);
+  });
 });
+

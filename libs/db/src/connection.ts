@@ -9,6 +9,7 @@ import type { Logger } from '@edge/logging';
 import { PostgresDialect, type Dialect } from 'kysely';
 import pg from 'pg';
 import { createMutex } from './mutex.js';
+import { processMetrics } from '@edge/metrics';
 import { createPgliteDialect } from './pglite-dialect.js';
 
 /** An open database; create per-service query builders with `createDb`. */
@@ -64,6 +65,7 @@ function openPool(url: string, opts: OpenConnectionOptions): DbConnection {
   });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', (err) => opts.log?.warn({ err }, 'idle postgres client failed'));
+  processMetrics().watchPool('postgres', () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
   let closed: Promise<void> | undefined;
   return {
     kind: 'postgres',

@@ -3,7 +3,7 @@
  * service in one process) and a single service process expose the same series, and process
  * metrics (CPU, memory, event loop, GC) are collected once.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Latency buckets in seconds, from a cached lookup to a slow cross-service call. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -20,6 +20,12 @@ export interface ProcessMetrics {
   httpRequest(method: string, route: string, statusCode: number, seconds: number): void;
   /** One authentication attempt by `method` (`password`, `cert`, `ext-jwt`). */
   authentication(method: string, result: AuthenticationResult): void;
+  /** One request refused by a rate limit; `scope` says which (`address`, `username`, `concurrency`). */
+  rateLimited(scope: string): void;
+  /** The time an event spent between its publish and the start of its handling. */
+  eventLag(subject: string, seconds: number): void;
+  /** Reports a connection pool's sizes at every scrape (`read` is called then). */
+  watchPool(name: string, read: () => { total: number; idle: number; waiting: number }): void;
 }
 
 let current: ProcessMetrics | undefined;
@@ -37,8 +43,26 @@ function create(): ProcessMetrics {
     labelNames: ['method', 'result'],
     registers: [registry],
   });
+  const limited = new Counter({ name: 'edge_rate_limit_rejections_total', help: 'Requests refused by a rate limit, by scope.', labelNames: ['scope'], registers: [registry] });
+  const lag = histogram('edge_event_lag_seconds', 'Time from an event\'s publish to the start of its handling, by subject.', ['subject']);
+  const pools = new Map<string, () => { total: number; idle: number; waiting: number }>();
+  new Gauge({
+    name: 'edge_db_pool_connections', help: 'Database pool connections, by pool and state (total, idle, waiting clients).', labelNames: ['pool', 'state'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const [pool, read] of pools) {
+        const r = read();
+        this.set({ pool, state: 'total' }, r.total);
+        this.set({ pool, state: 'idle' }, r.idle);
+        this.set({ pool, state: 'waiting' }, r.waiting);
+      }
+    },
+  });
   return {
     registry,
+    rateLimited: (scope) => limited.inc({ scope }),
+    eventLag: (subject, seconds) => lag.observe({ subject }, seconds),
+    watchPool: (name, read) => void pools.set(name, read),
     grpcHandled: (service, method, code, seconds) => grpc.observe({ grpc_service: service, grpc_method: method, grpc_code: code }, seconds),
     httpRequest: (method, route, statusCode, seconds) => http.observe({ method, route, status_code: String(statusCode) }, seconds),
     authentication: (method, result) => auth.inc({ method, result }),

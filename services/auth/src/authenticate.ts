@@ -5,6 +5,7 @@
  * controller/model/authenticator_mod_updb.go, authenticator_mod_cert.go, authenticator_mod_ext_jwt.go.
  */
 import { ZitiError } from '@edge/errors';
+import { processMetrics } from '@edge/metrics';
 import { newId, newToken } from '@edge/ids';
 import type { Logger } from '@edge/logging';
 import type { AuthPolicies } from './auth-policies.js';
@@ -62,7 +63,10 @@ export interface AuthenticateDeps {
 }
 
 const invalidAuth = () => new ZitiError('INVALID_AUTH');
-const tooMany = (what: string) => new ZitiError('SERVER_TOO_MANY_REQUESTS', { causeMessage: `too many authentication requests ${what}` });
+const tooMany = (what: string, scope: string) => {
+  processMetrics().rateLimited(scope);
+  return new ZitiError('SERVER_TOO_MANY_REQUESTS', { causeMessage: `too many authentication requests ${what}` });
+};
 
 /** Creates the authenticate operation. */
 export function createAuthenticate(deps: AuthenticateDeps) {
@@ -77,10 +81,10 @@ export function createAuthenticate(deps: AuthenticateDeps) {
    * (the caller retries later; nothing queues up behind a flood).
    */
   async function limited<T>(input: AuthenticateInput, fn: () => Promise<T>): Promise<T> {
-    if (input.remoteAddress !== '' && !perIp.hit(input.remoteAddress)) throw tooMany('from this address');
-    if (input.username !== '' && !perUsername.hit(input.username.toLowerCase())) throw tooMany('for this username');
+    if (input.remoteAddress !== '' && !perIp.hit(input.remoteAddress)) throw tooMany('from this address', 'address');
+    if (input.username !== '' && !perUsername.hit(input.username.toLowerCase())) throw tooMany('for this username', 'username');
     const release = concurrent.tryAcquire();
-    if (!release) throw tooMany('in progress');
+    if (!release) throw tooMany('in progress', 'concurrency');
     try {
       return await fn();
     } finally {
