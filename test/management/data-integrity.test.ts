@@ -39,7 +39,16 @@ describe('data integrity', () => {
     const gone = await createPasswordIdentity(c, admin, 'integrity-gone', 'gone-password');
     const withEnrollment = (await post('/identities', { name: 'integrity-enrolling', type: 'User', isAdmin: false, enrollment: { ott: true } })).body.data.id;
     await createPasswordIdentity(c, admin, 'integrity-fine', 'fine-password');
-    await sql(`DELETE FROM "${c.prefix}_identity".identities WHERE id = ANY($1)`, [[gone.id, withEnrollment]]);
+    // A policy naming an identity, and an identity's own config of a service, both left dangling.
+    const roled = (await post('/identities', { name: 'integrity-roled', type: 'User', isAdmin: false })).body.data.id;
+    const policy = (await post('/service-policies', { name: 'integrity-policy', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${roled}`, '#keep'], serviceRoles: ['#all'] })).body.data.id;
+    const type = (await post('/config-types', { name: 'integrity.v1', schema: { type: 'object' } })).body.data.id;
+    const config = (await post('/configs', { name: 'integrity-config', configTypeId: type, data: {} })).body.data.id;
+    const svc = (await post('/services', { name: 'integrity-svc', encryptionRequired: true })).body.data.id;
+    const configured = (await post('/identities', { name: 'integrity-configured', type: 'User', isAdmin: false })).body.data.id;
+    await post(`/identities/${configured}/service-configs`, [{ serviceId: svc, configId: config }], 200);
+    await sql(`DELETE FROM "${c.prefix}_identity".identities WHERE id = ANY($1)`, [[gone.id, withEnrollment, roled]]);
+    await sql(`DELETE FROM "${c.prefix}_policy".services WHERE id = $1`, [svc]);
 
     await post('/database/check-data-integrity', {}, 202);
     const checked = await finished();
@@ -47,7 +56,9 @@ describe('data integrity', () => {
     const about = (id: string) => checked.results.filter((r: { description: string }) => r.description.includes(id));
     expect(about(gone.id)).toEqual([expect.objectContaining({ fixed: false })]);
     expect(about(withEnrollment)).toEqual([expect.objectContaining({ fixed: false })]);
-    expect(checked.results).toHaveLength(2);
+    expect(about(roled)).toEqual([expect.objectContaining({ fixed: false, description: expect.stringContaining(policy) })]);
+    expect(about(svc)).toEqual([expect.objectContaining({ fixed: false })]);
+    expect(checked.results).toHaveLength(4);
     expect(await sql(`SELECT 1 FROM "${c.prefix}_auth".authenticators WHERE identity_id = $1`, [gone.id])).toHaveLength(1);
 
     await post('/database/fix-data-integrity', {}, 202);
@@ -57,6 +68,8 @@ describe('data integrity', () => {
     expect(await sql(`SELECT 1 FROM "${c.prefix}_auth".authenticators WHERE identity_id = $1`, [gone.id])).toHaveLength(0);
     expect(await sql(`SELECT 1 FROM "${c.prefix}_pki".enrollments WHERE identity_id = $1`, [withEnrollment])).toHaveLength(0);
     expect((await c.http.get('/edge/client/v1/current-identity', { session: gone.token })).status).toBe(401);
+    expect((await get(`/service-policies/${policy}`)).body.data.identityRoles).toEqual(['#keep']);
+    expect((await get(`/identities/${configured}/service-configs`)).body.data).toEqual([]);
 
     await post('/database/check-data-integrity', {}, 202);
     expect((await finished()).results).toEqual([]);

@@ -21,7 +21,7 @@ import type { ServiceConfigHandlers } from './service-config-grpc.js';
 import { fieldsToInput, identityToProto, identityTypeToProto, parseJson } from './map.js';
 
 /** Builds the handlers over a store, the event publisher and the auth service's policies. */
-export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents, authPolicies: AuthPolicyLookup, enrollments: EnrollmentClient): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers> {
+export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents, authPolicies: AuthPolicyLookup, enrollments: EnrollmentClient): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers | 'CheckIntegrity'> {
   /** The field rules, and an authPolicyId naming a policy the auth service knows. */
   async function validate(input: IdentityInput): Promise<void> {
     validateIdentityInput(input);

@@ -45,6 +45,12 @@ export function createServiceConfigStore(db: Kysely<IdentityDb>) {
         .execute();
     },
 
+    /** Every assignment of every identity (the integrity check). */
+    async all(): Promise<Array<ServiceConfig & { identityId: string }>> {
+      const rows = await db.selectFrom('identity_service_configs').select(['identity_id', 'service_id', 'config_id', 'config_type_id']).execute();
+      return rows.map((r) => ({ identityId: r.identity_id, serviceId: r.service_id, configId: r.config_id, configTypeId: r.config_type_id }));
+    },
+
     /** Removes the given service/config pairs, or all of the identity's when none are given. */
     async remove(identityId: string, configs: Array<Pick<ServiceConfig, 'serviceId' | 'configId'>>): Promise<void> {
       await exists(identityId);

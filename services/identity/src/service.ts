@@ -13,6 +13,8 @@ import { createRouterHandlers } from './router-grpc.js';
 import { createRouterStore } from './router-store.js';
 import { createServiceConfigHandlers } from './service-config-grpc.js';
 import { createServiceConfigStore } from './service-config-store.js';
+import { createIntegrityCheck } from './integrity.js';
+import { createPolicyLookup } from './policy-lookup.js';
 import { createEnrollmentClient } from './enrollments.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -25,14 +27,19 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
     const auth = createRpcClient(contracts.auth(), ctx.config.grpc.targets.auth, { deadlineMs: ctx.config.grpc.deadlineMs });
     const pki = createRpcClient(contracts.pki(), ctx.config.grpc.targets.pki, { deadlineMs: ctx.config.grpc.deadlineMs });
     const enrollments = createEnrollmentClient(pki);
+    const policy = createRpcClient(contracts.policy(), ctx.config.grpc.targets.policy, { deadlineMs: ctx.config.grpc.deadlineMs });
+    const serviceConfigs = createServiceConfigStore(db);
+    const checkIntegrity = createIntegrityCheck(serviceConfigs, createPolicyLookup(policy));
     server.add<IdentityServiceHandlers>(contracts.identity(), {
       ...createIdentityHandlers(store, events, createAuthPolicyLookup(auth), enrollments),
       ...createRouterHandlers(createRouterStore(db), store, events, enrollments),
-      ...createServiceConfigHandlers(createServiceConfigStore(db)),
+      ...createServiceConfigHandlers(serviceConfigs),
+      CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
     });
     return async () => {
       auth.close();
       pki.close();
+      policy.close();
     };
   });
 }

@@ -8,6 +8,8 @@ import { createRpcClient } from '@edge/rpc';
 import { createPolicyStores, type PolicyDb } from './store/index.js';
 import { createIdentityDirectory, createPolicyHandlers } from './grpc/index.js';
 import { createPolicyEvents } from './events.js';
+import { createIntegrityCheck } from './integrity.js';
+import { createIntegrityStore } from './store/integrity.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -15,11 +17,13 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 export function createPolicyService(ctx: ServiceContext): EdgeService {
   return createGrpcService<PolicyDb>(ctx, 'policy', MIGRATIONS, async ({ db, server }) => {
     const identity = createRpcClient(contracts.identity(), ctx.config.grpc.targets.identity, { deadlineMs: ctx.config.grpc.deadlineMs });
-    server.add<PolicyServiceHandlers>(contracts.policy(), createPolicyHandlers({
-      stores: createPolicyStores(db),
-      events: createPolicyEvents(ctx.bus),
-      identities: createIdentityDirectory(identity),
-    }));
+    const events = createPolicyEvents(ctx.bus);
+    const identities = createIdentityDirectory(identity);
+    const checkIntegrity = createIntegrityCheck(createIntegrityStore(db), identities, events);
+    server.add<PolicyServiceHandlers>(contracts.policy(), {
+      ...createPolicyHandlers({ stores: createPolicyStores(db), events, identities }),
+      CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
+    });
     return async () => identity.close();
   });
 }

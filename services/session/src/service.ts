@@ -18,9 +18,13 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
     const opts = { deadlineMs: 120_000 };
     const auth = createRpcClient(contracts.auth(), ctx.config.grpc.targets.auth, opts);
     const pki = createRpcClient(contracts.pki(), ctx.config.grpc.targets.pki, opts);
+    const identity = createRpcClient(contracts.identity(), ctx.config.grpc.targets.identity, opts);
+    const policy = createRpcClient(contracts.policy(), ctx.config.grpc.targets.policy, opts);
     const integrity = createIntegrityRuns(db, [
       async (fix) => (await auth.checkIntegrity({ fix })).issues,
       async (fix) => (await pki.checkIntegrity({ fix })).issues,
+      async (fix) => (await identity.checkIntegrity({ fix })).issues,
+      async (fix) => (await policy.checkIntegrity({ fix })).issues,
     ], ctx.log);
     server.add<SessionServiceHandlers>(contracts.session(), {
       ...createSessionHandlers(createSessionStore(db)),
@@ -38,8 +42,7 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
       },
     });
     return async () => {
-      auth.close();
-      pki.close();
+      for (const client of [auth, pki, identity, policy]) client.close();
     };
   });
 }

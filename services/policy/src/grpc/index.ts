@@ -13,13 +13,13 @@ import { createServiceHandlers } from './service.js';
 export { createIdentityDirectory, type IdentityDirectory } from './identities.js';
 export type { HandlerDeps } from './common.js';
 
-/** Every handler of PolicyService. */
-export function createPolicyHandlers(deps: HandlerDeps): AsyncHandlers<PolicyServiceHandlers> {
+/** Every handler of PolicyService but the integrity check (wired with the service). */
+export function createPolicyHandlers(deps: HandlerDeps): Omit<AsyncHandlers<PolicyServiceHandlers>, 'CheckIntegrity'> {
   return {
     ...createConfigHandlers(deps),
     ...createServiceHandlers(deps),
     ...createPolicyKindHandlers(deps),
     ...createPostureCheckHandlers(deps),
     ...createEvaluationHandlers(deps),
-  } as AsyncHandlers<PolicyServiceHandlers>;
+  } as Omit<AsyncHandlers<PolicyServiceHandlers>, 'CheckIntegrity'>;
 }
