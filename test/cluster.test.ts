@@ -61,6 +61,12 @@ beforeAll(async () => {
     const r = await bare.get('/edge/client/v1/version', { skipValidation: true });
     return r.status === 200 ? (await bare.get('/.well-known/est/cacerts')).text : undefined;
   }, 90_000);
+  // The gateway answers before the services behind it are up; an unknown session token is a 401
+  // once the auth service (which starts after the identity service) answers, a 503 before.
+  await until(async () => {
+    const r = await bare.get('/edge/client/v1/current-identity', { skipValidation: true, headers: { 'zt-session': 'probe' } });
+    return r.status === 401 ? true : undefined;
+  }, 90_000);
   bare.close();
   expect(ca.length).toBeGreaterThan(100);
   http = createHttpClient({ baseUrl: base, validator: loadSpecValidator() });
