@@ -58,6 +58,15 @@ export const Codes = {
   ENROLLMENT_EXISTS: entry('ENROLLMENT_EXISTS', 409, 'An enrollment of this method already exists for the identity'),
   INVALID_ENROLL_METHOD: entry('INVALID_ENROLL_METHOD', 400, 'The supplied enrollment method is not valid'),
   EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID: entry('EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID', 400, "The edge router CSR enrollment must have a common name that matches the edge router's id"),
+  CA_ALREADY_VERIFIED: entry('CA_ALREADY_VERIFIED', 409, 'CA has already been verified'),
+  EXPECTED_PEM_CERTIFICATE: entry('EXPECTED_PEM_CERTIFICATE', 400, "expected PEM block type 'CERTIFICATE'"),
+  COULD_NOT_PARSE_DER_BLOCK: entry('COULD_NOT_PARSE_DER_BLOCK', 400, "The certificate's DER block could not be parsed"),
+  INVALID_COMMON_NAME: entry('INVALID_COMMON_NAME', 400, 'The common name of the supplied certificate is invalid'),
+  CERTIFICATE_FAILED_VALIDATION: entry('CERTIFICATE_FAILED_VALIDATION', 400, "The supplied certificate failed to validate against the CA's certificate chain"),
+  CERTIFICATE_IS_NOT_CA: entry('CERTIFICATE_IS_NOT_CA', 400, 'Leading certificate is not a CA'),
+  ENROLLMENT_CA_NOT_VALID: entry('ENROLLMENT_CA_NOT_VALID', 400, 'The CA tied to the supplied token is no longer valid'),
+  ENROLLMENT_NO_VALID_CAS: entry('ENROLLMENT_NO_VALID_CAS', 400, 'No CAs are valid for this request'),
+  CERT_FAILED_VALIDATION: entry('CERT_FAILED_VALIDATION', 400, 'certificate failed to validate against CA'),
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ZitiCode = keyof typeof Codes;

@@ -60,6 +60,11 @@ export interface AuthenticateDeps {
   verifyExtJwt: ExtJwtVerifier;
   /** Revoked JWT ids and identities. */
   revocations: Pick<Revocations, 'isJtiRevoked' | 'isIdentityRevokedSince'>;
+  /**
+   * The verified, auth-enabled CA that issued a presented chain ('' when none) and the
+   * externalId its claim reads from the leaf (the pki service owns CAs).
+   */
+  matchCertificateCa(certChainPem: string): Promise<{ caId: string; externalId: string }>;
 }
 
 const invalidAuth = () => new ZitiError('INVALID_AUTH');
@@ -158,12 +163,23 @@ export function createAuthenticate(deps: AuthenticateDeps) {
       throw invalidAuth();
     }
     const authenticator = await store.findCertByFingerprint(fingerprintOf(cert));
-    if (!authenticator) throw invalidAuth();
-    const identity = await identities.find(authenticator.identityId);
+    const { identity, authenticatorId } = authenticator
+      ? { identity: await identities.find(authenticator.identityId), authenticatorId: authenticator.id }
+      : await caClaimIdentity(input.clientCertPem);
     if (!identity || identity.disabled) throw invalidAuth();
     const policy = await policies.forIdentity(identity.authPolicyId);
     if (!certificateLoginAllowed({ pem: input.clientCertPem, tlsError: input.clientCertError }, cert, policy)) throw invalidAuth();
-    return { identity, authenticatorId: authenticator.id, policy };
+    return { identity, authenticatorId, policy };
+  }
+
+  /**
+   * A certificate no authenticator knows: the identity whose externalId the issuing CA's claim
+   * reads from it, when a verified auth-enabled CA issued it (authenticator_mod_cert.go).
+   */
+  async function caClaimIdentity(chainPem: string): Promise<{ identity: IdentityInfo | undefined; authenticatorId: string }> {
+    const { caId, externalId } = await deps.matchCertificateCa(chainPem);
+    if (caId === '' || externalId === '') throw invalidAuth();
+    return { identity: await identities.findByExternalId(externalId), authenticatorId: caId };
   }
 
   async function recordEnvironment(identityId: string, input: AuthenticateInput): Promise<void> {

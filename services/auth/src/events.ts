@@ -16,6 +16,8 @@ export const MFA_DELETED = 'edge.auth.mfa.deleted';
 export const IDENTITY_DELETED = 'edge.identity.identity.deleted';
 /** Published by the identity service when an identity is disabled (lockout or admin); payload `{id}`. */
 export const IDENTITY_DISABLED = 'edge.identity.identity.disabled';
+/** Published by the pki service when a certificate authority is deleted; payload `{id, certPem}`. */
+export const CA_DELETED = 'edge.pki.ca.deleted';
 /** Consumer group of this service: one replica handles each message. */
 export const CONSUMER_GROUP = 'auth';
 
@@ -42,6 +44,8 @@ export interface ConsumerDeps {
   onIdentityDeleted(identityId: string): Promise<void>;
   /** Ends the API sessions of a disabled identity; must be harmless when repeated. */
   onIdentityDisabled(identityId: string): Promise<void>;
+  /** Removes the cert authenticators a deleted CA issued; must be harmless when repeated. */
+  onCaDeleted(caCertPem: string): Promise<void>;
 }
 
 /** A durable consumer of identity events that carry the identity's id. */
@@ -62,6 +66,13 @@ export async function startConsumers(deps: ConsumerDeps): Promise<Subscription[]
   return [
     await consumeIdentityEvent(deps, IDENTITY_DELETED, deps.onIdentityDeleted),
     await consumeIdentityEvent(deps, IDENTITY_DISABLED, deps.onIdentityDisabled),
+    await deps.bus.consume<{ id?: unknown; certPem?: unknown }>(CONSUMER_GROUP, CA_DELETED, async (msg) => {
+      if (typeof msg.data?.certPem !== 'string' || msg.data.certPem === '') {
+        deps.log.warn({ subject: msg.subject }, 'CA deletion event without a certificate, ignored');
+        return;
+      }
+      await deps.onCaDeleted(msg.data.certPem);
+    }),
   ];
 }
 

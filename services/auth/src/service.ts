@@ -27,6 +27,7 @@ import { createSecondaryExtJwtCheck } from './secondary-ext-jwt.js';
 import { createIntegrityCheck } from './integrity.js';
 import { createAuthenticatorStore } from './authenticator-store.js';
 import { createIdentities } from './identities.js';
+import { issuedBy } from './domain/certificate.js';
 import { createMfaOperations } from './mfa.js';
 import { createMfaStore } from './mfa-store.js';
 import { createEnrolledAuthenticators } from './enrolled-authenticators.js';
@@ -68,6 +69,12 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const apiSessions = createApiSessions({ store, bus, identities, timeoutMinutes });
     const subscriptions: Subscription[] = await startConsumers({
       bus, log, onIdentityDeleted: apiSessions.endForIdentity, onIdentityDisabled: apiSessions.endSessionsOf,
+      onCaDeleted: async (caPem) => {
+        // as a CA's certificates stop being trusted, the authenticators it issued go too
+        const issued = (await store.listCertAuthenticators()).filter((a) => issuedBy(a.certPem, caPem));
+        const removed = await store.deleteAuthenticators(issued.map((a) => a.id));
+        if (removed > 0) log.info({ removed }, 'removed the cert authenticators of a deleted CA');
+      },
     });
     stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
 
@@ -84,8 +91,11 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const policies = createAuthPolicies({ policyStore, identities, signers: signerStore, changed: authSettingChanged(bus, 'auth-policy') });
     const revocations = createRevocations(db, apiSessions);
     const verifyExtJwt = createExtJwtVerifier(signerStore, log);
+    const pki = createRpcClient(contracts.pki(), config.grpc.targets.pki, { deadlineMs: config.grpc.deadlineMs });
+    stack.defer(async () => pki.close());
     const authenticate = createAuthenticate({
       store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log, verifyExtJwt, revocations,
+      matchCertificateCa: (certChainPem) => pki.matchCertificateCa({ certChainPem }),
     });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,

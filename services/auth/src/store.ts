@@ -158,6 +158,18 @@ export function createStore(db: Kysely<AuthDatabase>) {
       return row && toAuthenticator(row);
     },
 
+    /** Every cert authenticator's id and certificate (a deleted CA takes those it issued). */
+    async listCertAuthenticators(): Promise<{ id: string; identityId: string; certPem: string }[]> {
+      const rows = await db.selectFrom('authenticators').select(['id', 'identity_id', 'cert_pem']).where('method', '=', 'cert').where('cert_pem', 'is not', null).execute();
+      return rows.map((r) => ({ id: r.id, identityId: r.identity_id, certPem: r.cert_pem! }));
+    },
+
+    /** Deletes authenticators by id; how many went. */
+    async deleteAuthenticators(ids: string[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      return Number((await db.deleteFrom('authenticators').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+    },
+
     /**
      * Inserts an authenticator an enrollment created; 'duplicate' when its unique key (username
      * or fingerprint) is taken.

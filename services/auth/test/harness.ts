@@ -13,7 +13,7 @@ import { notFound } from '@edge/errors';
 import { newId } from '@edge/ids';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
-import { contracts, type AuthServiceClient, type IdentityServiceHandlers, type identity } from '@edge/proto';
+import { contracts, type AuthServiceClient, type IdentityServiceHandlers, type PkiServiceHandlers, type identity } from '@edge/proto';
 import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
 import { hashPassword } from '../src/domain/password.js';
@@ -77,6 +77,12 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
   });
   fake.server = createRpcServer('identity', silentLogger());
   fake.server.add<IdentityServiceHandlers>(contracts.identity(), handlers);
+  // The pki service as certificate login asks it: no certificate authority issued anything.
+  fake.server.add<PkiServiceHandlers>(contracts.pki(), stubHandlers<PkiServiceHandlers>({
+    async MatchCertificateCa() {
+      return { caId: '', externalId: '' };
+    },
+  }));
   const port = await fake.server.listen('127.0.0.1:0');
   fake.server.setServing(true);
   fake.addr = `127.0.0.1:${port}`;
@@ -108,6 +114,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
     EDGE_DATABASE_SCHEMA_PREFIX: `t${random}_`,
     EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
     EDGE_IDENTITY_GRPC_ADDR: identity.addr,
+    EDGE_PKI_GRPC_ADDR: identity.addr,
     EDGE_GRPC_DEADLINE_MS: '5000',
     EDGE_DATA_DIR: dataDir,
     EDGE_SHUTDOWN_GRACE_MS: '500',

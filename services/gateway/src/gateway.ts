@@ -2,6 +2,7 @@
  * The gateway: both REST interfaces over HTTPS, translated to gRPC calls on the services.
  */
 import { hostname } from 'node:os';
+import type { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import type { Bus } from '@edge/bus';
 import type { Config } from '@edge/config';
@@ -10,6 +11,7 @@ import { createClients, type Clients } from './clients.js';
 import { createApp } from './http/app.js';
 import { createRouter } from './http/route.js';
 import { createSessionCache, type SessionCache } from './http/session-cache.js';
+import { startTrustReload } from './http/trust-reload.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes } from './routes/root.js';
 import { registerMfaRoutes } from './routes/shared/mfa-routes.js';
 import { registerSessionRoutes } from './routes/shared/session-routes.js';
@@ -39,6 +41,7 @@ import { registerRoleAttributeRoutes } from './routes/management/role-attributes
 import { registerRouterRoutes } from './routes/management/routers/routes.js';
 import { registerEnrollmentRoutes } from './routes/management/enrollments/routes.js';
 import { registerEnrollRoutes } from './routes/client/enroll/routes.js';
+import { registerCaRoutes } from './routes/management/cas/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -109,6 +112,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);
   registerEnrollmentRoutes(route, MANAGEMENT_BASE, clients);
   registerEnrollRoutes(route, CLIENT_BASE, clients);
+  registerCaRoutes(route, MANAGEMENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */
@@ -120,6 +124,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
   let port = 0;
   let ca = '';
   let controllerId = '';
+  let stopTrustReload: (() => Promise<void>) | undefined;
 
   return {
     port: () => port,
@@ -133,6 +138,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
       const { host, port: wanted } = splitAddr(config.http.addr);
       await app.listen({ host, port: wanted });
       port = (app.server.address() as { port: number }).port;
+      stopTrustReload = await startTrustReload(app.server as unknown as TlsServer, () => fetchTls(clients, log, 5_000), bus, log);
       controllerId = `${hostname()}:${port}`;
       const advertised = wanted === 0 ? `${host}:${port}` : config.http.advertisedAddress;
       await clients.session
@@ -142,6 +148,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
     },
     async stop() {
       if (controllerId) await clients.session.unregisterController({ id: controllerId }).catch(() => undefined);
+      await stopTrustReload?.();
       await app?.close();
       await cache.stop();
       clients.close();

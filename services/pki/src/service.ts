@@ -9,6 +9,10 @@ import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecy
 import { contracts, type PkiServiceHandlers } from '@edge/proto';
 import { createRpcClient, createRpcServer } from '@edge/rpc';
 import { resolveKek } from '@edge/key-encryption';
+import { createCaEnrollmentHandlers } from './ca-enroll.js';
+import { createCaHandlers } from './ca-grpc.js';
+import { createCaStore } from './ca-store.js';
+import { createCas } from './cas.js';
 import { createControllerPki, type ControllerPki } from './controller-pki.js';
 import { requiredServerNames } from './domain/server-hosts.js';
 import { createEnrollmentHandlers } from './enrollment-grpc.js';
@@ -59,9 +63,13 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       stack.defer(scheduleOrphanSweep(enrollmentStore, peers, log));
 
       const checkIntegrity = createIntegrityCheck(enrollmentStore, peers);
+      const cas = createCas({ store: createCaStore(db), pki, bus, advertisedAddress: config.http.advertisedAddress });
+
       const server = createRpcServer('pki', log);
       server.add<PkiServiceHandlers>(contracts.pki(), {
-        ...createPkiHandlers(pki),
+        ...createPkiHandlers(pki, () => cas.trustedPem()),
+        ...createCaHandlers(cas),
+        ...createCaEnrollmentHandlers(),
         ...createEnrollmentHandlers(enrollments, createRedeem({ store: enrollmentStore, pki, peers }), pki),
         CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
       });

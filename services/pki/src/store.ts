@@ -3,6 +3,7 @@
  */
 import { sql, type Kysely, type Selectable, type Generated, type ColumnType } from 'kysely';
 import type { CertificateKind, IssuedCertificate } from './domain/certificates.js';
+import type { CasTable } from './ca-store.js';
 import type { EnrollmentsTable } from './enrollment-store.js';
 
 interface ControllerCertificatesTable {
@@ -29,6 +30,7 @@ export interface PkiDb {
   controller_certificates: ControllerCertificatesTable;
   key_encryption: KeyEncryptionTable;
   enrollments: EnrollmentsTable;
+  cas: CasTable;
 }
 
 /** A stored controller certificate; the private key still encrypted. */

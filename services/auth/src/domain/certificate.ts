@@ -50,3 +50,17 @@ export function certificateLoginAllowed(presented: PresentedCertificate, cert: X
 export function certInUse(): ZitiError {
   return new ZitiError('CERT_IN_USE');
 }
+
+/**
+ * Whether the leaf of `certPem` was signed by the CA certificate `caPem` (names match and the
+ * signature verifies): what a deleted CA takes with it.
+ */
+export function issuedBy(certPem: string, caPem: string): boolean {
+  try {
+    const leaf = leafCertificate(certPem);
+    const ca = leafCertificate(caPem);
+    return leaf.checkIssued(ca) && leaf.verify(ca.publicKey);
+  } catch {
+    return false;
+  }
+}

@@ -7,6 +7,9 @@ import { exportJWK, importPKCS8, importX509, SignJWT, type JWK } from 'jose';
 import * as x509 from '@peculiar/x509';
 import type { EnrollmentClaims } from './enrollment.js';
 
+/** The claims of a CA's static enrollment JWT: like an enrollment's, without token expiry. */
+export type CaEnrollmentClaims = Omit<EnrollmentClaims, 'em' | 'exp' | 'ctrls'> & { em: 'ca' };
+
 /** The listener's certificate (leaf first; more certificates may follow) and its PKCS#8 key. */
 export interface JwtSigningCertificate {
   certPem: string;
@@ -31,7 +34,7 @@ export function certificateKeyId(certPem: string): string {
 }
 
 /** Signs the claims; the header is `{alg, kid, typ: "JWT"}` as golang-jwt writes it for OpenZiti. */
-export async function signEnrollmentJwt(signer: JwtSigningCertificate, claims: EnrollmentClaims): Promise<string> {
+export async function signEnrollmentJwt(signer: JwtSigningCertificate, claims: EnrollmentClaims | CaEnrollmentClaims): Promise<string> {
   const alg = jwsAlgorithm(signer.certPem);
   const key = await importPKCS8(signer.keyPem, alg);
   return new SignJWT({ ...claims }).setProtectedHeader({ alg, kid: certificateKeyId(signer.certPem), typ: 'JWT' }).sign(key);

@@ -1,0 +1,121 @@
+/**
+ * Certificate authority operations over the store: CRUD, verification, the static enrollment JWT,
+ * and finding the trusted CA that issued a presented certificate. Every change is announced after
+ * it committed, so gateways reload the CA bundle they trust and auth drops what a deleted CA
+ * issued.
+ */
+import type { Bus } from '@edge/bus';
+import { notFound } from '@edge/errors';
+import { newId } from '@edge/ids';
+import type { ListPlan } from '@edge/zitiql';
+import type { ControllerPki } from './controller-pki.js';
+import type { CaStore } from './ca-store.js';
+import {
+  applyCaUpdate, caJwtClaims, certificateNames, chainsTo, checkCaCertificate, checkCaInput, checkVerification, externalIdOf, newVerificationToken,
+  pemCertificates, type Ca, type CaInput,
+} from './domain/ca.js';
+import { signEnrollmentJwt } from './domain/enrollment-jwt.js';
+
+/** Published after a CA was created, updated or verified; payload `{id}`. */
+export const CA_CHANGED = (what: 'created' | 'updated' | 'verified') => `edge.pki.ca.${what}`;
+/** Published after a CA was deleted; payload `{id, certPem}` (auth removes what it issued). */
+export const CA_DELETED = 'edge.pki.ca.deleted';
+
+/** What the operations work with. */
+export interface CaDeps {
+  store: CaStore;
+  pki: ControllerPki;
+  bus: Bus;
+  advertisedAddress: string;
+}
+
+/** Which verified CA flag a use needs. */
+export type CaUse = 'auth' | 'ottca' | 'ca';
+const FLAG = { auth: 'is_auth_enabled', ottca: 'is_ott_ca_enrollment_enabled', ca: 'is_auto_ca_enrollment_enabled' } as const;
+
+/** Creates the CA operations. */
+export function createCas(deps: CaDeps) {
+  const { store, bus } = deps;
+
+  async function get(id: string): Promise<Ca> {
+    const found = await store.find(id);
+    if (!found) throw notFound('ca', id);
+    return found;
+  }
+
+  /** The verified CA enabled for `use` that issued the leaf of `chainPem`, if any. */
+  async function issuerOf(chainPem: string, use: CaUse): Promise<Ca | undefined> {
+    let chain;
+    try {
+      chain = pemCertificates(chainPem);
+    } catch {
+      return undefined;
+    }
+    if (chain.length === 0) return undefined;
+    for (const ca of await store.verified(FLAG[use])) {
+      const caCert = pemCertificates(ca.certPem)[0];
+      if (caCert && chainsTo(chain, caCert)) return ca;
+    }
+    return undefined;
+  }
+
+  return {
+    get,
+    issuerOf,
+
+    async create(input: CaInput): Promise<string> {
+      const valid = checkCaInput(input);
+      const { fingerprint } = checkCaCertificate(valid.certPem);
+      const id = newId();
+      await store.insert(id, valid, fingerprint, newVerificationToken());
+      await bus.publish(CA_CHANGED('created'), { id });
+      return id;
+    },
+
+    list(plan: ListPlan): Promise<{ items: Ca[]; total: number }> {
+      return store.list(plan);
+    },
+
+    async update(id: string, next: CaInput, mask: readonly string[]): Promise<void> {
+      const current = await get(id);
+      const valid = checkCaInput(applyCaUpdate(current, next, mask));
+      if (!(await store.update(id, valid))) throw notFound('ca', id);
+      await bus.publish(CA_CHANGED('updated'), { id });
+    },
+
+    async delete(id: string): Promise<void> {
+      const gone = await store.delete(id);
+      if (!gone) throw notFound('ca', id);
+      await bus.publish(CA_DELETED, { id, certPem: gone.certPem });
+    },
+
+    /** Proof of possession: a certificate the CA signed whose CN is the verification token. */
+    async verify(id: string, certPem: string): Promise<void> {
+      checkVerification(await get(id), certPem);
+      await store.markVerified(id);
+      await bus.publish(CA_CHANGED('verified'), { id });
+    },
+
+    /** The CA's static enrollment JWT, signed with the listener's key like every enrollment JWT. */
+    async jwt(id: string): Promise<string> {
+      const ca = await get(id);
+      const { server } = await deps.pki.enrollmentSigners();
+      return signEnrollmentJwt(server, caJwtClaims(ca.id, deps.advertisedAddress));
+    },
+
+    /** The certificates of the verified CAs enabled for authentication, for the TLS bundle. */
+    async trustedPem(): Promise<string> {
+      return (await store.verified(FLAG.auth)).map((ca) => pemCertificates(ca.certPem)[0]!.toString()).join('');
+    },
+
+    /** The auth-enabled CA that issued a presented chain and the externalId its claim reads. */
+    async matchCertificate(chainPem: string): Promise<{ caId: string; externalId: string }> {
+      const ca = await issuerOf(chainPem, 'auth');
+      if (!ca) return { caId: '', externalId: '' };
+      const leaf = pemCertificates(chainPem)[0]!;
+      return { caId: ca.id, externalId: ca.externalIdClaim ? externalIdOf(ca.externalIdClaim, certificateNames(leaf)) : '' };
+    },
+  };
+}
+
+export type Cas = ReturnType<typeof createCas>;
