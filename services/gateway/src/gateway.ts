@@ -37,6 +37,8 @@ import { registerRoleAttributeRoutes } from './routes/management/role-attributes
 import { registerRouterRoutes } from './routes/management/routers/routes.js';
 import { registerEnrollmentRoutes } from './routes/management/enrollments/routes.js';
 import { registerEnrollRoutes } from './routes/client/enroll/routes.js';
+import { registerClientSessionRoutes } from './routes/client/sessions/routes.js';
+import { registerSessionManagementRoutes } from './routes/management/sessions/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -105,6 +107,8 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);
   registerEnrollmentRoutes(route, MANAGEMENT_BASE, clients);
   registerEnrollRoutes(route, CLIENT_BASE, clients);
+  registerClientSessionRoutes(route, CLIENT_BASE, clients);
+  registerSessionManagementRoutes(route, MANAGEMENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */

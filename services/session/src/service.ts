@@ -1,17 +1,70 @@
 /**
- * The session service: sessions, terminators, posture data and the controller registry.
+ * The session service: sessions, posture data, terminators and the controller registry.
+ * start: migrate → database → peers → consumers → start-up sweep → gRPC → serving; stop in
+ * reverse. A stopped service can be started again (a new server each time).
  */
 import { fileURLToPath } from 'node:url';
-import { createGrpcService, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { grpcListenAddr, schemaName } from '@edge/config';
+import { createDb, migrate } from '@edge/db';
+import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type SessionServiceHandlers } from '@edge/proto';
+import { createRpcClient, createRpcServer } from '@edge/rpc';
 import { createSessionStore, type SessionDb } from './store.js';
 import { createSessionHandlers } from './grpc.js';
+import { createSessionRecords } from './session-store.js';
+import { createSessionPeers } from './peers.js';
+import { createSessions } from './sessions.js';
+import { createSessionRpcHandlers } from './session-grpc.js';
+import { scheduleSweep, startSessionConsumers } from './events.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Creates the session service; nothing happens until start(). */
 export function createSessionService(ctx: ServiceContext): EdgeService {
-  return createGrpcService<SessionDb>(ctx, 'session', MIGRATIONS, async ({ db, server }) => {
-    server.add<SessionServiceHandlers>(contracts.session(), createSessionHandlers(createSessionStore(db)));
-  });
+  const { config, conn, bus } = ctx;
+  const log = ctx.log.child({ service: 'session' });
+  const schema = schemaName(config, 'session');
+  let stack = createStack();
+  let boundPort = 0;
+
+  return {
+    name: 'session',
+    port: () => boundPort,
+    async start() {
+      stack = createStack();
+      await migrate(conn, schema, MIGRATIONS, log);
+      const db = createDb<SessionDb>(conn, schema);
+      stack.defer(() => db.destroy());
+
+      const opts = { deadlineMs: config.grpc.deadlineMs };
+      const t = config.grpc.targets;
+      const clients = {
+        identity: createRpcClient(contracts.identity(), t.identity, opts),
+        policy: createRpcClient(contracts.policy(), t.policy, opts),
+        auth: createRpcClient(contracts.auth(), t.auth, opts),
+      };
+      stack.defer(() => Object.values(clients).forEach((c) => c.close()));
+      const peers = createSessionPeers(clients);
+      const records = createSessionRecords(db);
+      const sessions = createSessions({ records, peers, postureData: async () => ({}), log });
+
+      const subscriptions = await startSessionConsumers(bus, records, peers, log);
+      stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
+      // React, then reconcile: the peers may start after this service, so in the background.
+      stack.defer(scheduleSweep(records, peers, log));
+
+      const server = createRpcServer('session', log);
+      server.add<SessionServiceHandlers>(contracts.session(), {
+        ...createSessionHandlers(createSessionStore(db)),
+        ...createSessionRpcHandlers(sessions, records),
+      });
+      stack.defer(() => server.stop(config.shutdownGraceMs));
+      boundPort = await server.listen(grpcListenAddr(config, 'session'));
+      server.setServing(true);
+      log.info({ port: boundPort }, 'session service listening');
+    },
+    async stop() {
+      await stack.unwind();
+    },
+  };
 }

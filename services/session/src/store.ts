@@ -1,9 +1,10 @@
 /**
  * Every query of the session service.
  */
-import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import type { ColumnType, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { notFound } from '@edge/errors';
+import type { FailedServiceRequestsTable, SessionsTable } from './session-store.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -21,6 +22,8 @@ interface ControllersTable {
 /** The session schema as kysely sees it. */
 export interface SessionDb {
   controllers: ControllersTable;
+  sessions: SessionsTable;
+  failed_service_requests: FailedServiceRequestsTable;
 }
 
 export type ControllerRow = Selectable<ControllersTable>;
