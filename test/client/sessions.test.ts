@@ -94,6 +94,7 @@ describe('sessions', () => {
       serviceId: guarded, serviceName: 'posture-guarded', sessionType: 'Dial',
       policyFailures: [expect.objectContaining({ policyId: policy, policyName: 'posture-guarded-dial', checks: [expect.objectContaining({ postureCheckType: 'DOMAIN' })] })],
     })]);
+    await api.get('/identities/no-such-identity/failed-service-requests', 404);
     // The plain service, granted by a policy without checks, still works.
     await createSession(user.token, { serviceId: service });
   });

@@ -76,7 +76,10 @@ export async function startSessionConsumers(bus: Bus, records: SessionRecords, p
   const all = () => records.all().then((sessions) => reconcile(records, peers, sessions));
   return [
     await withId(Subjects.apiSessionDeleted, endOf((apiSessionId) => ({ apiSessionId }))),
-    await withId(Subjects.identityDeleted, endOf((identityId) => ({ identityId }))),
+    await withId(Subjects.identityDeleted, async (identityId) => {
+      await records.deleteFailures(identityId);
+      return records.deleteOf({ identityId });
+    }),
     await withId(Subjects.identityDisabled, endOf((identityId) => ({ identityId }))),
     await withId(Subjects.serviceDeleted, endOf((serviceId) => ({ serviceId }))),
     await withId(Subjects.identityUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.identityId === id))),

@@ -129,6 +129,11 @@ export function createSessionRecords(db: Kysely<SessionDb>) {
       });
     },
 
+    /** Forgets the failed requests of a deleted identity; returns how many went. */
+    async deleteFailures(identityId: string): Promise<number> {
+      return Number((await db.deleteFrom('failed_service_requests').where('identity_id', '=', identityId).executeTakeFirst()).numDeletedRows);
+    },
+
     async failures(identityId: string): Promise<FailedServiceRequest[]> {
       const rows = await db.selectFrom('failed_service_requests').selectAll().where('identity_id', '=', identityId)
         .orderBy('failed_at').orderBy('id').execute();
