@@ -34,6 +34,8 @@ export interface RunningController {
   metricsPort?: number;
   config: Config;
   stop(): Promise<void>;
+  /** One running service, to stop and start it alone (a service outage in tests). */
+  service(name: ServiceName): EdgeService;
 }
 
 /** Starts every service and the gateway in this process. */
@@ -66,6 +68,7 @@ export async function startStandalone(config: Config, log: Logger): Promise<Runn
       caPem: gateway.caPem(),
       metricsPort: metrics?.port,
       config: svcConfig,
+      service: (name) => started.find((s) => s.name === name)!,
       async stop() {
         await gateway.stop();
         for (const s of started.reverse()) await s.stop();

@@ -42,6 +42,8 @@ import { registerRouterRoutes } from './routes/management/routers/routes.js';
 import { registerEnrollmentRoutes } from './routes/management/enrollments/routes.js';
 import { registerEnrollRoutes } from './routes/client/enroll/routes.js';
 import { registerCaRoutes } from './routes/management/cas/routes.js';
+import { registerClientSessionRoutes } from './routes/client/sessions/routes.js';
+import { registerSessionManagementRoutes } from './routes/management/sessions/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -113,6 +115,8 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerEnrollmentRoutes(route, MANAGEMENT_BASE, clients);
   registerEnrollRoutes(route, CLIENT_BASE, clients);
   registerCaRoutes(route, MANAGEMENT_BASE, clients);
+  registerClientSessionRoutes(route, CLIENT_BASE, clients);
+  registerSessionManagementRoutes(route, MANAGEMENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */

@@ -1,5 +1,5 @@
 /**
- * gRPC handlers of the session service.
+ * gRPC handlers of the controller registry.
  */
 import { fieldError } from '@edge/errors';
 import type { AsyncHandlers } from '@edge/rpc';
@@ -19,8 +19,8 @@ function controllerToProto(r: ControllerRow): pb.Controller {
   };
 }
 
-/** Builds the handlers over the store. */
-export function createSessionHandlers(store: SessionStore): Omit<AsyncHandlers<SessionServiceHandlers>, 'CreateSnapshot' | 'StartIntegrityCheck' | 'GetIntegrityResults'> {
+/** Builds the controller registry handlers over the store. */
+export function createSessionHandlers(store: SessionStore): Pick<AsyncHandlers<SessionServiceHandlers>, 'RegisterController' | 'UnregisterController' | 'ListControllers'> {
   return {
     async RegisterController(req) {
       if (!req.id) throw fieldError('id', 'is required', req.id);

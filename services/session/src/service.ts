@@ -1,48 +1,95 @@
 /**
- * The session service: sessions, terminators, posture data and the controller registry.
+ * The session service: sessions, posture data, terminators and the controller registry.
+ * start: migrate → database → peers → consumers → start-up sweep → gRPC → serving; stop in
+ * reverse. A stopped service can be started again (a new server each time).
  */
 import { fileURLToPath } from 'node:url';
-import { createGrpcService, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { grpcListenAddr, schemaName } from '@edge/config';
+import { createDb, migrate } from '@edge/db';
+import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type SessionServiceHandlers } from '@edge/proto';
+import { createRpcClient, createRpcServer } from '@edge/rpc';
 import { createSessionStore, type SessionDb } from './store.js';
 import { createSessionHandlers } from './grpc.js';
-import { createSnapshot } from './snapshot.js';
+import { createSessionRecords } from './session-store.js';
+import { createSessionPeers } from './peers.js';
+import { createSessions } from './sessions.js';
+import { createSessionRpcHandlers } from './session-grpc.js';
+import { scheduleSweep, startSessionConsumers } from './events.js';
 import { createIntegrityRuns } from './integrity.js';
-import { createRpcClient } from '@edge/rpc';
+import { createSnapshot } from './snapshot.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Creates the session service; nothing happens until start(). */
 export function createSessionService(ctx: ServiceContext): EdgeService {
-  return createGrpcService<SessionDb>(ctx, 'session', MIGRATIONS, async ({ db, server }) => {
-    const opts = { deadlineMs: 120_000 };
-    const auth = createRpcClient(contracts.auth(), ctx.config.grpc.targets.auth, opts);
-    const pki = createRpcClient(contracts.pki(), ctx.config.grpc.targets.pki, opts);
-    const identity = createRpcClient(contracts.identity(), ctx.config.grpc.targets.identity, opts);
-    const policy = createRpcClient(contracts.policy(), ctx.config.grpc.targets.policy, opts);
-    const integrity = createIntegrityRuns(db, [
-      async (fix) => (await auth.checkIntegrity({ fix })).issues,
-      async (fix) => (await pki.checkIntegrity({ fix })).issues,
-      async (fix) => (await identity.checkIntegrity({ fix })).issues,
-      async (fix) => (await policy.checkIntegrity({ fix })).issues,
-    ], ctx.log);
-    server.add<SessionServiceHandlers>(contracts.session(), {
-      ...createSessionHandlers(createSessionStore(db)),
-      async CreateSnapshot() {
-        return { path: await createSnapshot(ctx.config) };
-      },
-      async StartIntegrityCheck(req) {
-        await integrity.start(req.fix);
-        return {};
-      },
-      async GetIntegrityResults() {
-        const s = await integrity.state();
-        const time = (d: Date | null) => (d ?? new Date(0)).toISOString();
-        return { ...s, startTime: time(s.startTime), endTime: time(s.endTime) };
-      },
-    });
-    return async () => {
-      for (const client of [auth, pki, identity, policy]) client.close();
-    };
-  });
+  const { config, conn, bus } = ctx;
+  const log = ctx.log.child({ service: 'session' });
+  const schema = schemaName(config, 'session');
+  let stack = createStack();
+  let boundPort = 0;
+
+  return {
+    name: 'session',
+    port: () => boundPort,
+    async start() {
+      stack = createStack();
+      await migrate(conn, schema, MIGRATIONS, log);
+      const db = createDb<SessionDb>(conn, schema);
+      stack.defer(() => db.destroy());
+
+      const opts = { deadlineMs: config.grpc.deadlineMs };
+      const t = config.grpc.targets;
+      const clients = {
+        identity: createRpcClient(contracts.identity(), t.identity, opts),
+        policy: createRpcClient(contracts.policy(), t.policy, opts),
+        auth: createRpcClient(contracts.auth(), t.auth, opts),
+      };
+      // Integrity runs ask each owner in turn and may take a while.
+      const slow = { deadlineMs: 120_000 };
+      const checkers = {
+        auth: createRpcClient(contracts.auth(), t.auth, slow),
+        pki: createRpcClient(contracts.pki(), t.pki, slow),
+        identity: createRpcClient(contracts.identity(), t.identity, slow),
+        policy: createRpcClient(contracts.policy(), t.policy, slow),
+      };
+      stack.defer(() => Object.values(checkers).forEach((c) => c.close()));
+      stack.defer(() => Object.values(clients).forEach((c) => c.close()));
+      const peers = createSessionPeers(clients);
+      const records = createSessionRecords(db);
+      const sessions = createSessions({ records, peers, postureData: async () => ({}), log });
+
+      const subscriptions = await startSessionConsumers(bus, records, peers, log);
+      stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
+      // React, then reconcile: the peers may start after this service, so in the background.
+      stack.defer(scheduleSweep(records, peers, log));
+
+      const integrity = createIntegrityRuns(db, Object.values(checkers).map((c) => async (fix: boolean) => (await c.checkIntegrity({ fix })).issues), log);
+
+      const server = createRpcServer('session', log);
+      server.add<SessionServiceHandlers>(contracts.session(), {
+        ...createSessionHandlers(createSessionStore(db)),
+        ...createSessionRpcHandlers(sessions, records),
+        async CreateSnapshot() {
+          return { path: await createSnapshot(config) };
+        },
+        async StartIntegrityCheck(req) {
+          await integrity.start(req.fix);
+          return {};
+        },
+        async GetIntegrityResults() {
+          const s = await integrity.state();
+          const time = (d: Date | null) => (d ?? new Date(0)).toISOString();
+          return { ...s, startTime: time(s.startTime), endTime: time(s.endTime) };
+        },
+      });
+      stack.defer(() => server.stop(config.shutdownGraceMs));
+      boundPort = await server.listen(grpcListenAddr(config, 'session'));
+      server.setServing(true);
+      log.info({ port: boundPort }, 'session service listening');
+    },
+    async stop() {
+      await stack.unwind();
+    },
+  };
 }

@@ -2,9 +2,10 @@
  * Every query of the session service.
  */
 import type { IntegrityRunsTable } from './integrity.js';
-import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import type { ColumnType, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { notFound } from '@edge/errors';
+import type { FailedServiceRequestsTable, SessionsTable } from './session-store.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -23,6 +24,8 @@ interface ControllersTable {
 export interface SessionDb {
   controllers: ControllersTable;
   integrity_runs: IntegrityRunsTable;
+  sessions: SessionsTable;
+  failed_service_requests: FailedServiceRequestsTable;
 }
 
 export type ControllerRow = Selectable<ControllersTable>;

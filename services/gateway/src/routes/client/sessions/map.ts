@@ -1,0 +1,43 @@
+/**
+ * Sessions on the wire: `sessionDetail` (client) and `sessionManagementDetail` (management).
+ */
+import { entityRef } from '@edge/envelope';
+import type { session } from '@edge/proto';
+import { baseEntity, jsonObject } from '../../shared/entity.js';
+
+/** `sessionEdgeRouter`: the router as a client sees it, with the URLs of its protocols. */
+function renderSessionEdgeRouter(r: session.SessionEdgeRouter__Output) {
+  const protocols = jsonObject(r.supportedProtocolsJson) as Record<string, string>;
+  return {
+    name: r.name,
+    appData: jsonObject(r.appDataJson),
+    cost: r.cost,
+    disabled: r.disabled,
+    hostname: r.hostname,
+    isOnline: r.isOnline,
+    noTraversal: r.noTraversal,
+    supportedProtocols: protocols,
+    syncStatus: 'SYNC_UNKNOWN',
+    urls: protocols,
+  };
+}
+
+/** `sessionDetail`. */
+export function renderSession(s: session.Session__Output) {
+  return {
+    ...baseEntity(s, 'sessions'),
+    apiSession: entityRef('api-sessions', 'api-sessions', s.apiSessionId, s.apiSessionId),
+    apiSessionId: s.apiSessionId,
+    edgeRouters: s.edgeRouters.map(renderSessionEdgeRouter),
+    identityId: s.identityId,
+    service: entityRef('services', 'services', s.serviceId, s.serviceName),
+    serviceId: s.serviceId,
+    token: s.token,
+    type: s.type,
+  };
+}
+
+/** `sessionManagementDetail`: with the policies whose posture checks let it through. */
+export function renderManagementSession(s: session.Session__Output) {
+  return { ...renderSession(s), servicePolicies: s.servicePolicyIds.map((id) => entityRef('service-policies', 'service-policies', id, id)) };
+}

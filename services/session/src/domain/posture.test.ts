@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { checkPasses, evaluatePosture, versionMatches, type PostureCheckDef } from './posture.js';
+
+const domain: PostureCheckDef = { id: 'd', name: 'domain', typeId: 'DOMAIN', data: { domains: ['Corp.Example'] } };
+const mac: PostureCheckDef = { id: 'm', name: 'mac', typeId: 'MAC', data: { macAddresses: ['AA:BB:CC:DD:EE:FF'] } };
+const checks = new Map([[domain.id, domain], [mac.id, mac]]);
+
+describe('posture evaluation', () => {
+  it('passes a check only with matching data', () => {
+    expect(checkPasses(domain, {})).toBe(false);
+    expect(checkPasses(domain, { domain: 'corp.example' })).toBe(true);
+    expect(checkPasses(mac, { macAddresses: ['aabbccddeeff'] })).toBe(true);
+    expect(checkPasses(mac, { macAddresses: ['00:00:00:00:00:01'] })).toBe(false);
+  });
+
+  it('compares OS versions', () => {
+    expect(versionMatches([], '1.0')).toBe(true);
+    expect(versionMatches(['>=10.0.19041'], '10.0.22000')).toBe(true);
+    expect(versionMatches(['>=10.0.19041 <11'], '11.1')).toBe(false);
+    expect(versionMatches(['13.1'], '13.1.0')).toBe(true);
+  });
+
+  it('lets a session through when one policy of its type passes, and names the failing ones otherwise', () => {
+    const strict = { id: 'p1', name: 'strict', type: 'Dial' as const, checkIds: ['d', 'm'] };
+    const open = { id: 'p2', name: 'open', type: 'Dial' as const, checkIds: [] };
+    const bind = { id: 'p3', name: 'bind', type: 'Bind' as const, checkIds: ['d'] };
+    expect(evaluatePosture([strict, open], 'Dial', checks, {})).toEqual({ passed: true, passingPolicyIds: ['p2'], failures: [expect.objectContaining({ policyId: 'p1' })] });
+    const refused = evaluatePosture([strict, bind], 'Dial', checks, { domain: 'corp.example' });
+    expect(refused.passed).toBe(false);
+    expect(refused.failures).toEqual([{ policyId: 'p1', policyName: 'strict', checks: [{ postureCheckId: 'm', postureCheckName: 'mac', postureCheckType: 'MAC' }] }]);
+  });
+});

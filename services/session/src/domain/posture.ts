@@ -1,0 +1,135 @@
+/**
+ * Posture evaluation for a session request: a session of a type is allowed when the posture
+ * checks of at least one granting policy of that type all pass (OpenZiti
+ * controller/model/session_manager.go EvaluatePostureForService).
+ */
+import type { SessionType } from './session.js';
+
+/** A posture check as the policy service defines it. */
+export interface PostureCheckDef {
+  id: string;
+  name: string;
+  typeId: string;
+  data: Record<string, unknown>;
+}
+
+/** A service policy granting the service, with the ids of its posture checks. */
+export interface GrantingPolicy {
+  id: string;
+  name: string;
+  type: SessionType;
+  checkIds: string[];
+}
+
+/** What an API session has reported about its endpoint (posture responses). */
+export interface PostureData {
+  os?: { type: string; version: string };
+  domain?: string;
+  macAddresses?: string[];
+  processes?: Array<{ path: string; isRunning: boolean; hash?: string; signerFingerprints?: string[] }>;
+  mfa?: { passedAt?: Date };
+}
+
+/** One failed check, as OpenZiti's postureCheckFailure. */
+export interface CheckFailure {
+  postureCheckId: string;
+  postureCheckName: string;
+  postureCheckType: string;
+}
+
+export interface PolicyFailure {
+  policyId: string;
+  policyName: string;
+  checks: CheckFailure[];
+}
+
+export interface PostureResult {
+  passed: boolean;
+  passingPolicyIds: string[];
+  failures: PolicyFailure[];
+}
+
+const lower = (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : '');
+const normalMac = (s: string) => s.toLowerCase().replace(/[^0-9a-f]/g, '');
+
+function processPasses(want: { path?: string; hashes?: string[]; signerFingerprints?: string[] }, data: PostureData): boolean {
+  const p = data.processes?.find((x) => x.path === want.path);
+  if (!p?.isRunning) return false;
+  if (want.hashes?.length && !want.hashes.map(lower).includes(lower(p.hash))) return false;
+  if (want.signerFingerprints?.length && !(p.signerFingerprints ?? []).some((f) => want.signerFingerprints!.map(lower).includes(lower(f)))) return false;
+  return true;
+}
+
+/** Whether one check passes against the data (no data: it does not). */
+export function checkPasses(check: PostureCheckDef, data: PostureData): boolean {
+  const d = check.data;
+  switch (check.typeId) {
+    case 'OS': {
+      const oses = (d.operatingSystems as Array<{ type?: string; versions?: string[] }> | undefined) ?? [];
+      return !!data.os && oses.some((o) => lower(o.type) === lower(data.os!.type) && versionMatches(o.versions ?? [], data.os!.version));
+    }
+    case 'DOMAIN':
+      return !!data.domain && ((d.domains as string[] | undefined) ?? []).map(lower).includes(lower(data.domain));
+    case 'MAC': {
+      const have = new Set((data.macAddresses ?? []).map(normalMac));
+      return ((d.macAddresses as string[] | undefined) ?? []).some((m) => have.has(normalMac(m)));
+    }
+    case 'PROCESS':
+      return processPasses((d.process as { path?: string }) ?? {}, data);
+    case 'PROCESS_MULTI': {
+      const ps = (d.processes as Array<{ path?: string }> | undefined) ?? [];
+      return d.semantic === 'AnyOf' ? ps.some((p) => processPasses(p, data)) : ps.length > 0 && ps.every((p) => processPasses(p, data));
+    }
+    case 'MFA':
+      return data.mfa?.passedAt !== undefined;
+    default:
+      return false;
+  }
+}
+
+/** `versions` entries are exact versions or comparisons (`>=10.0.19041`); none: any version. */
+export function versionMatches(versions: readonly string[], version: string): boolean {
+  if (versions.length === 0) return true;
+  return versions.some((v) => v.split(/\s+/).filter(Boolean).every((cond) => compareCondition(cond, version)));
+}
+
+function compareCondition(cond: string, version: string): boolean {
+  const m = /^(>=|<=|>|<|=)?(.+)$/.exec(cond)!;
+  const c = compareVersions(version, m[2]!);
+  switch (m[1]) {
+    case '>=': return c >= 0;
+    case '<=': return c <= 0;
+    case '>': return c > 0;
+    case '<': return c < 0;
+    default: return c === 0;
+  }
+}
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map((x) => Number.parseInt(x, 10) || 0);
+  const pb = b.split('.').map((x) => Number.parseInt(x, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}
+
+/**
+ * Evaluates the granting policies of the session's type. No policy of that type means nothing to
+ * check (the permission check refuses that case before).
+ */
+export function evaluatePosture(policies: readonly GrantingPolicy[], type: SessionType, checks: ReadonlyMap<string, PostureCheckDef>, data: PostureData): PostureResult {
+  const passingPolicyIds: string[] = [];
+  const failures: PolicyFailure[] = [];
+  const ofType = policies.filter((p) => p.type === type);
+  for (const p of ofType) {
+    const failed = p.checkIds
+      .map((id) => checks.get(id))
+      .filter((c): c is PostureCheckDef => c !== undefined && !checkPasses(c, data))
+      .map((c) => ({ postureCheckId: c.id, postureCheckName: c.name, postureCheckType: c.typeId }));
+    if (failed.length === 0) passingPolicyIds.push(p.id);
+    else failures.push({ policyId: p.id, policyName: p.name, checks: failed });
+  }
+  return { passed: ofType.length === 0 || passingPolicyIds.length > 0, passingPolicyIds, failures };
+}

@@ -1,0 +1,120 @@
+/**
+ * How sessions end without being deleted by hand: with their API session, their identity (deleted
+ * or disabled), their service, or the identity's access to the service (a policy, service or
+ * identity change). Consumers are durable (JetStream) and idempotent; a reconciliation at
+ * start-up ends whatever should have ended while no replica ran (STYLE.md principle 9). As
+ * OpenZiti's policy enforcer (controller/model/policy_enforcer.go), access is re-evaluated
+ * rather than inferred from the event.
+ */
+import type { Bus, Subscription } from '@edge/bus';
+import { isZitiError } from '@edge/errors';
+import type { Logger } from '@edge/logging';
+import type { Session } from './domain/session.js';
+import type { SessionPeers } from './peers.js';
+import type { SessionOwner, SessionRecords } from './session-store.js';
+
+/** Consumer group of this service: one replica handles each message. */
+export const CONSUMER_GROUP = 'session';
+
+export const Subjects = {
+  apiSessionDeleted: 'edge.auth.api-session.deleted',
+  identityDeleted: 'edge.identity.identity.deleted',
+  identityDisabled: 'edge.identity.identity.disabled',
+  identityUpdated: 'edge.identity.identity.updated',
+  serviceDeleted: 'edge.policy.service.deleted',
+  serviceUpdated: 'edge.policy.service.updated',
+  /** Policy and posture check changes can take access away from anyone: everything is re-evaluated. */
+  accessChanges: ['edge.policy.service-policy.>', 'edge.policy.posture-check.>'],
+} as const;
+
+function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const t of items) out.set(key(t), [...(out.get(key(t)) ?? []), t]);
+  return out;
+}
+
+/**
+ * Ends the sessions that lost their grounds: identity gone or disabled, service no longer granted
+ * with the session's type, and (when `apiSessions`) API session gone. Returns how many ended.
+ */
+export async function reconcile(records: SessionRecords, peers: SessionPeers, sessions: Session[], opts: { apiSessions?: boolean } = {}): Promise<number> {
+  const ended: string[] = [];
+  const byIdentity = groupBy(sessions, (s) => s.identityId);
+  for (const [identityId, own] of byIdentity) {
+    const who = await peers.identity(identityId);
+    if (!who || who.disabled) {
+      ended.push(...own.map((s) => s.id));
+      continue;
+    }
+    for (const [serviceId, ofService] of groupBy(own, (s) => s.serviceId)) {
+      const granted = await peers.grantedService(who, serviceId);
+      for (const s of ofService) if (!granted?.permissions.includes(s.type)) ended.push(s.id);
+    }
+  }
+  if (opts.apiSessions) {
+    const left = sessions.filter((s) => !ended.includes(s.id));
+    for (const [apiSessionId, of] of groupBy(left, (s) => s.apiSessionId)) {
+      if (!(await peers.apiSessionExists(apiSessionId))) ended.push(...of.map((s) => s.id));
+    }
+  }
+  return records.deleteOf({ ids: ended });
+}
+
+/** Starts the consumers; the caller unsubscribes them on stop. */
+export async function startSessionConsumers(bus: Bus, records: SessionRecords, peers: SessionPeers, log: Logger): Promise<Subscription[]> {
+  const withId = (subject: string, handle: (id: string) => Promise<number>) =>
+    bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
+      const id = msg.data?.id;
+      if (typeof id !== 'string' || id === '') {
+        log.warn({ subject: msg.subject }, 'event without an id, ignored');
+        return;
+      }
+      const ended = await handle(id);
+      if (ended > 0) log.info({ subject: msg.subject, id, ended }, 'sessions ended');
+    });
+  const endOf = (owner: (id: string) => SessionOwner) => (id: string) => records.deleteOf(owner(id));
+  const all = () => records.all().then((sessions) => reconcile(records, peers, sessions));
+  return [
+    await withId(Subjects.apiSessionDeleted, endOf((apiSessionId) => ({ apiSessionId }))),
+    await withId(Subjects.identityDeleted, async (identityId) => {
+      await records.deleteFailures(identityId);
+      return records.deleteOf({ identityId });
+    }),
+    await withId(Subjects.identityDisabled, endOf((identityId) => ({ identityId }))),
+    await withId(Subjects.serviceDeleted, endOf((serviceId) => ({ serviceId }))),
+    await withId(Subjects.identityUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.identityId === id))),
+    await withId(Subjects.serviceUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.serviceId === id))),
+    ...(await Promise.all(Subjects.accessChanges.map((subject) => withId(subject, all)))),
+  ];
+}
+
+const SWEEP_RETRY_MS = 2_000;
+const SWEEP_ATTEMPTS = 30;
+
+/**
+ * Reconciles every session in the background at start-up, retried while the services it asks
+ * are not reachable yet. Returns the function that cancels it.
+ */
+export function scheduleSweep(records: SessionRecords, peers: SessionPeers, log: Logger): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let cancelled = false;
+  const attempt = async (n: number): Promise<void> => {
+    if (cancelled) return;
+    try {
+      const ended = await reconcile(records, peers, await records.all(), { apiSessions: true });
+      if (ended > 0) log.info({ ended }, 'sessions ended by the start-up sweep');
+    } catch (err) {
+      if (cancelled) return;
+      if (isZitiError(err) && err.code === 'UNAVAILABLE' && n < SWEEP_ATTEMPTS) {
+        timer = setTimeout(() => void attempt(n + 1), SWEEP_RETRY_MS).unref();
+        return;
+      }
+      log.warn({ err }, 'session sweep at start-up failed');
+    }
+  };
+  timer = setTimeout(() => void attempt(0), 0).unref();
+  return () => {
+    cancelled = true;
+    clearTimeout(timer);
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * What sessions need from the services owning the facts: identities and edge routers (identity
+ * service), service grants, posture checks and router policies (policy service), API sessions
+ * (auth service). ARCHITECTURE.md rule 1: asked over gRPC, never read from their schemas.
+ */
+import { isZitiError } from '@edge/errors';
+import type { AuthServiceClient, IdentityServiceClient, PolicyServiceClient, common } from '@edge/proto';
+import type { RpcClient } from '@edge/rpc';
+import type { GrantingPolicy, PostureCheckDef } from './domain/posture.js';
+import type { SessionType } from './domain/session.js';
+
+/** An identity as sessions see it. */
+export interface PeerIdentity {
+  id: string;
+  roleAttributes: string[];
+  disabled: boolean;
+}
+
+/** A service as granted to one identity. */
+export interface GrantedService {
+  id: string;
+  name: string;
+  permissions: string[];
+  policies: Array<Omit<GrantingPolicy, 'name'>>;
+}
+
+/** An edge router a session may use. */
+export interface EdgeRouterView {
+  id: string;
+  name: string;
+  hostname: string;
+  cost: number;
+  isOnline: boolean;
+  noTraversal: boolean;
+  disabled: boolean;
+  supportedProtocolsJson: string;
+  appDataJson: string;
+}
+
+const PAGE = 500;
+const everything = (offset: number): common.ListQuery => ({ limit: PAGE, offset, filter: '', sort: '', roleFilter: [], roleSemantic: '' });
+
+/** Every page of a list. */
+async function allPages<T>(page: (q: common.ListQuery) => Promise<{ items: T[]; total: number }>): Promise<T[]> {
+  const out: T[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const p = await page(everything(offset));
+    out.push(...p.items);
+    if (p.items.length === 0 || out.length >= p.total) return out;
+  }
+}
+
+/** undefined for NOT_FOUND, the value otherwise; other errors propagate. */
+async function orMissing<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (err) {
+    if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
+    throw err;
+  }
+}
+
+interface PostureQueryGroup {
+  policyId: string;
+  policyType: SessionType;
+  postureQueries: Array<{ id: string }>;
+}
+
+export function createSessionPeers(clients: {
+  identity: RpcClient<IdentityServiceClient>;
+  policy: RpcClient<PolicyServiceClient>;
+  auth: RpcClient<AuthServiceClient>;
+}) {
+  const { identity, policy, auth } = clients;
+  return {
+    async identity(id: string): Promise<PeerIdentity | undefined> {
+      const i = await orMissing(identity.getIdentity({ id }));
+      return i && { id: i.id, roleAttributes: i.roleAttributes, disabled: i.disabled };
+    },
+
+    /** The service as the identity may use it; undefined when no policy grants it. */
+    async grantedService(who: PeerIdentity, serviceId: string): Promise<GrantedService | undefined> {
+      const s = await orMissing(policy.getServiceForIdentity({ identityId: who.id, roleAttributes: who.roleAttributes, serviceId, configTypes: [], configOverrides: [] }));
+      if (!s) return undefined;
+      const groups = JSON.parse(s.postureQueriesJson || '[]') as PostureQueryGroup[];
+      return {
+        id: s.id, name: s.name, permissions: s.permissions,
+        policies: groups.map((g) => ({ id: g.policyId, type: g.policyType, checkIds: g.postureQueries.map((q) => q.id) })),
+      };
+    },
+
+    async postureChecks(ids: string[]): Promise<Map<string, PostureCheckDef>> {
+      const out = new Map<string, PostureCheckDef>();
+      for (const id of new Set(ids)) {
+        const c = await orMissing(policy.getPostureCheck({ id }));
+        if (c) out.set(id, { id: c.id, name: c.name, typeId: c.typeId, data: JSON.parse(c.dataJson || '{}') as Record<string, unknown> });
+      }
+      return out;
+    },
+
+    async policyName(id: string): Promise<string> {
+      return (await orMissing(policy.getServicePolicy({ id })))?.name ?? '';
+    },
+
+    /** Edge routers an edge router policy grants the identity and a service edge router policy the service. */
+    async edgeRouters(who: PeerIdentity, serviceId: string): Promise<EdgeRouterView[]> {
+      const [routerPolicies, servicePolicies] = await Promise.all([
+        allPages(async (query) => {
+          const p = await policy.listEdgeRouterPolicies({ query, identity: { id: who.id, roleAttributes: who.roleAttributes } });
+          return { items: p.edgeRouterPolicies, total: Number(p.meta?.totalCount ?? 0) };
+        }),
+        allPages(async (query) => {
+          const p = await policy.listServiceEdgeRouterPolicies({ query, serviceId });
+          return { items: p.serviceEdgeRouterPolicies, total: Number(p.meta?.totalCount ?? 0) };
+        }),
+      ]);
+      const selections = <P extends { semantic: string; edgeRouterRoles: string[] }>(ps: P[]) =>
+        ({ selections: ps.map((p) => ({ roles: p.edgeRouterRoles, semantic: p.semantic })) });
+      const routers = await allPages(async (query) => {
+        const p = await identity.listRouters({ kind: 'edge', query, selectedBy: selections(routerPolicies), alsoSelectedBy: selections(servicePolicies) });
+        return { items: p.routers, total: Number(p.meta?.totalCount ?? 0) };
+      });
+      return routers.map((r) => ({
+        id: r.id, name: r.name, hostname: r.hostname, cost: r.cost, isOnline: false, noTraversal: r.noTraversal,
+        disabled: r.disabled, supportedProtocolsJson: r.supportedProtocolsJson, appDataJson: r.appDataJson,
+      }));
+    },
+
+    async apiSessionExists(id: string): Promise<boolean> {
+      return (await orMissing(auth.getApiSession({ id }))) !== undefined;
+    },
+  };
+}
+
+export type SessionPeers = ReturnType<typeof createSessionPeers>;

@@ -1,0 +1,148 @@
+/**
+ * Every query on sessions and failed service requests.
+ */
+import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import { sql } from 'kysely';
+import { entityFields, field, runList, withCondition, type FieldMap, type ListPlan } from '@edge/zitiql';
+import type { Session, SessionType } from './domain/session.js';
+import type { PolicyFailure } from './domain/posture.js';
+import type { SessionDb } from './store.js';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface SessionsTable {
+  id: string;
+  token: string;
+  api_session_id: string;
+  identity_id: string;
+  service_id: string;
+  service_name: string;
+  type: string;
+  service_policy_ids: string[];
+  tags: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface FailedServiceRequestsTable {
+  id: Generated<string>;
+  identity_id: string;
+  api_session_id: string;
+  service_id: string;
+  service_name: string;
+  session_type: string;
+  policy_failures: ColumnType<PolicyFailure[], string, string>;
+  failed_at: Timestamp;
+}
+
+/** What a filter on `/sessions` may read. */
+export const SESSION_FIELDS: FieldMap = {
+  ...entityFields(),
+  type: field.string('type'),
+  apiSession: field.string('api_session_id'),
+  service: field.string('service_id'),
+  identity: field.string('identity_id'),
+};
+
+/** A failed request as kept: OpenZiti keeps the most recent ones per identity. */
+export interface FailedServiceRequest {
+  apiSessionId: string;
+  serviceId: string;
+  serviceName: string;
+  sessionType: string;
+  policyFailures: PolicyFailure[];
+  when: Date;
+}
+
+/** Failed requests kept per identity. */
+const FAILED_REQUESTS_KEPT = 100;
+
+function toDomain(r: Selectable<SessionsTable>): Session {
+  return {
+    id: r.id, token: r.token, apiSessionId: r.api_session_id, identityId: r.identity_id, serviceId: r.service_id,
+    serviceName: r.service_name, type: r.type as SessionType, servicePolicyIds: r.service_policy_ids, tags: r.tags,
+    createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+/** Which sessions an ending entity takes with it. */
+export type SessionOwner = { apiSessionId: string } | { identityId: string } | { serviceId: string } | { ids: string[] };
+
+/** Creates the session store over the service's own schema. */
+export function createSessionRecords(db: Kysely<SessionDb>) {
+  return {
+    /** The session of (API session, service, type), if one exists. */
+    async findExisting(apiSessionId: string, serviceId: string, type: SessionType): Promise<Session | undefined> {
+      const r = await db.selectFrom('sessions').selectAll().where('api_session_id', '=', apiSessionId)
+        .where('service_id', '=', serviceId).where('type', '=', type).executeTakeFirst();
+      return r && toDomain(r);
+    },
+
+    /** Inserts a session; a concurrent twin wins and is returned instead. */
+    async create(s: Omit<Session, 'createdAt' | 'updatedAt'>): Promise<Session> {
+      await db.insertInto('sessions').values({
+        id: s.id, token: s.token, api_session_id: s.apiSessionId, identity_id: s.identityId, service_id: s.serviceId,
+        service_name: s.serviceName, type: s.type, service_policy_ids: s.servicePolicyIds, tags: JSON.stringify(s.tags),
+      }).onConflict((oc) => oc.columns(['api_session_id', 'service_id', 'type']).doNothing()).execute();
+      return (await this.findExisting(s.apiSessionId, s.serviceId, s.type))!;
+    },
+
+    async get(id: string, identityId = ''): Promise<Session | undefined> {
+      let q = db.selectFrom('sessions').selectAll().where('id', '=', id);
+      if (identityId) q = q.where('identity_id', '=', identityId);
+      const r = await q.executeTakeFirst();
+      return r && toDomain(r);
+    },
+
+    async list(plan: ListPlan, identityId = ''): Promise<{ items: Session[]; total: number }> {
+      const scoped = identityId ? withCondition(plan, sql<boolean>`identity_id = ${identityId}`) : plan;
+      const { rows, total } = await runList(db.selectFrom('sessions'), scoped, (qb) => qb.selectAll());
+      return { items: (rows as Selectable<SessionsTable>[]).map(toDomain), total };
+    },
+
+    /** Every session (reconciliation reads them in one pass; sessions are per API session, so few). */
+    async all(): Promise<Session[]> {
+      return (await db.selectFrom('sessions').selectAll().orderBy('id').execute()).map(toDomain);
+    },
+
+    /** Deletes the sessions of an owner; returns how many went (0 when already gone). */
+    async deleteOf(owner: SessionOwner): Promise<number> {
+      let q = db.deleteFrom('sessions');
+      if ('apiSessionId' in owner) q = q.where('api_session_id', '=', owner.apiSessionId);
+      else if ('identityId' in owner) q = q.where('identity_id', '=', owner.identityId);
+      else if ('serviceId' in owner) q = q.where('service_id', '=', owner.serviceId);
+      else if (owner.ids.length === 0) return 0;
+      else q = q.where('id', 'in', owner.ids);
+      return Number((await q.executeTakeFirst()).numDeletedRows);
+    },
+
+    /** Records a refused request and keeps only the newest ones of the identity. */
+    async recordFailure(identityId: string, f: Omit<FailedServiceRequest, 'when'>): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('failed_service_requests').values({
+          identity_id: identityId, api_session_id: f.apiSessionId, service_id: f.serviceId, service_name: f.serviceName,
+          session_type: f.sessionType, policy_failures: JSON.stringify(f.policyFailures),
+        }).execute();
+        const keep = trx.selectFrom('failed_service_requests').select('id').where('identity_id', '=', identityId)
+          .orderBy('failed_at', 'desc').orderBy('id', 'desc').limit(FAILED_REQUESTS_KEPT);
+        await trx.deleteFrom('failed_service_requests').where('identity_id', '=', identityId).where('id', 'not in', keep).execute();
+      });
+    },
+
+    /** Forgets the failed requests of a deleted identity; returns how many went. */
+    async deleteFailures(identityId: string): Promise<number> {
+      return Number((await db.deleteFrom('failed_service_requests').where('identity_id', '=', identityId).executeTakeFirst()).numDeletedRows);
+    },
+
+    async failures(identityId: string): Promise<FailedServiceRequest[]> {
+      const rows = await db.selectFrom('failed_service_requests').selectAll().where('identity_id', '=', identityId)
+        .orderBy('failed_at').orderBy('id').execute();
+      return rows.map((r) => ({
+        apiSessionId: r.api_session_id, serviceId: r.service_id, serviceName: r.service_name, sessionType: r.session_type,
+        policyFailures: r.policy_failures, when: r.failed_at,
+      }));
+    },
+  };
+}
+
+export type SessionRecords = ReturnType<typeof createSessionRecords>;

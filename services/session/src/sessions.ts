@@ -1,0 +1,116 @@
+/**
+ * Creating, reading and ending sessions; the rules are OpenZiti's
+ * (controller/model/session_manager.go): the service must be granted to the identity with the
+ * session's type, the posture checks of at least one granting policy of that type must pass, and
+ * an edge router must be shared by the identity's edge router policies and the service's service
+ * edge router policies. Asking again for the same (API session, service, type) returns the same
+ * session.
+ */
+import { randomUUID } from 'node:crypto';
+import { fieldError, notFound, ZitiError } from '@edge/errors';
+import { newId } from '@edge/ids';
+import type { Logger } from '@edge/logging';
+import { evaluatePosture, type PostureData } from './domain/posture.js';
+import { assertPermitted, parseTags, sessionType, type Session } from './domain/session.js';
+import type { EdgeRouterView, PeerIdentity, SessionPeers } from './peers.js';
+import type { SessionRecords } from './session-store.js';
+
+/** A session with the edge routers it may use now. */
+export interface SessionView {
+  session: Session;
+  edgeRouters: EdgeRouterView[];
+}
+
+export interface CreateSessionInput {
+  apiSessionId: string;
+  identityId: string;
+  serviceId: string;
+  type: string;
+  tagsJson: string;
+}
+
+export interface SessionsDeps {
+  records: SessionRecords;
+  peers: SessionPeers;
+  /** The posture data an API session has reported. */
+  postureData(apiSessionId: string): Promise<PostureData>;
+  log: Logger;
+}
+
+export function createSessions({ records, peers, postureData, log }: SessionsDeps) {
+  const identityOf = async (id: string): Promise<PeerIdentity> => {
+    const who = await peers.identity(id);
+    if (!who) throw notFound('identity', id);
+    return who;
+  };
+
+  /** Refuses a request whose posture fails, recording it for the identity. */
+  const checkPosture = async (input: CreateSessionInput, type: Session['type'], service: { id: string; name: string; policies: Parameters<typeof evaluatePosture>[0] }) => {
+    const ofType = service.policies.filter((p) => p.type === type);
+    const checks = await peers.postureChecks(ofType.flatMap((p) => p.checkIds));
+    const result = evaluatePosture(ofType, type, checks, await postureData(input.apiSessionId));
+    if (result.passed) return result.passingPolicyIds;
+    for (const f of result.failures) f.policyName = await peers.policyName(f.policyId);
+    await records.recordFailure(input.identityId, {
+      apiSessionId: input.apiSessionId, serviceId: service.id, serviceName: service.name, sessionType: type, policyFailures: result.failures,
+    });
+    const ids = result.failures.map((f) => f.policyId);
+    throw new ZitiError('INVALID_POSTURE', {
+      cause: Object.fromEntries(result.failures.map((f) => [f.policyId, f.checks])),
+      causeMessage: `Failed to pass posture checks for service policies: [${ids.join(' ')}]`,
+    });
+  };
+
+  return {
+    async create(input: CreateSessionInput): Promise<SessionView> {
+      const type = sessionType(input.type);
+      const tags = parseTags(input.tagsJson);
+      if (!input.serviceId) throw fieldError('serviceId', 'is required', input.serviceId);
+      const who = await identityOf(input.identityId);
+      const existing = await records.findExisting(input.apiSessionId, input.serviceId, type);
+      if (existing) return { session: existing, edgeRouters: await peers.edgeRouters(who, existing.serviceId) };
+
+      const granted = await peers.grantedService(who, input.serviceId);
+      if (!granted) throw notFound('service', input.serviceId);
+      assertPermitted(granted.permissions, type, input.serviceId);
+      const passing = await checkPosture(input, type, { ...granted, policies: granted.policies.map((p) => ({ ...p, name: '' })) });
+      const edgeRouters = await peers.edgeRouters(who, granted.id);
+      if (edgeRouters.length === 0) throw new ZitiError('NO_EDGE_ROUTERS_AVAILABLE');
+      const session = await records.create({
+        id: newId(), token: randomUUID(), apiSessionId: input.apiSessionId, identityId: who.id, serviceId: granted.id,
+        serviceName: granted.name, type, servicePolicyIds: passing, tags,
+      });
+      log.info({ sessionId: session.id, serviceId: session.serviceId, type }, 'session created');
+      return { session, edgeRouters };
+    },
+
+    async get(id: string, identityId: string): Promise<SessionView> {
+      const session = await records.get(id, identityId);
+      if (!session) throw notFound('session', id);
+      const who = await peers.identity(session.identityId);
+      return { session, edgeRouters: who ? await peers.edgeRouters(who, session.serviceId) : [] };
+    },
+
+    /** Renders a page, reading each identity and each (identity, service) router set once. */
+    async withRouters(sessions: Session[]): Promise<SessionView[]> {
+      const routers = new Map<string, Promise<EdgeRouterView[]>>();
+      const identities = new Map<string, Promise<PeerIdentity | undefined>>();
+      return Promise.all(sessions.map(async (session) => {
+        if (!identities.has(session.identityId)) identities.set(session.identityId, peers.identity(session.identityId));
+        const key = `${session.identityId}\u0000${session.serviceId}`;
+        if (!routers.has(key)) {
+          routers.set(key, identities.get(session.identityId)!.then((who) => (who ? peers.edgeRouters(who, session.serviceId) : [])));
+        }
+        return { session, edgeRouters: await routers.get(key)! };
+      }));
+    },
+
+    async delete(id: string, identityId: string): Promise<void> {
+      const session = await records.get(id, identityId);
+      if (!session) throw notFound('session', id);
+      await records.deleteOf({ ids: [id] });
+    },
+  };
+}
+
+export type Sessions = ReturnType<typeof createSessions>;

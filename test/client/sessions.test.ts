@@ -1,0 +1,158 @@
+/**
+ * Dial/Bind sessions end to end: who gets one (service policies, posture checks, edge router
+ * policies), what it carries, and how sessions end (logout, also while the session service is
+ * down; policy removal; identity and service changes).
+ */
+import { describe, expect, it } from 'vitest';
+import { useController, type ControllerFixture } from '../support/controller.js';
+import { adminApi } from '../support/admin-api.js';
+import { createPasswordIdentity } from '../support/password-identity.js';
+
+const C = '/edge/client/v1';
+let f: ControllerFixture;
+useController((fx) => { f = fx; });
+const api = adminApi(() => f.c, () => f.admin);
+const id = async (path: string, body: unknown) => (await api.post(path, body)).body.data.id as string;
+
+/** Waits until `probe` resolves true (events are asynchronous). */
+async function eventually(probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+const gone = (sessionId: string) => async () => (await f.c.http.get(`/edge/management/v1/sessions/${sessionId}`, { session: f.admin })).status === 404;
+
+const createSession = (token: string, body: unknown, expectStatus = 201, skipValidation = false) =>
+  f.c.http.post(`${C}/sessions`, { body, session: token, expectStatus, skipValidation });
+
+/** An identity in role #<tag>, a service in role #<tag>, a router reached through both policy kinds. */
+async function network(tag: string) {
+  const user = await createPasswordIdentity(f.c, f.admin, `${tag}-user`, `${tag}-password-1`);
+  await api.patch(`/identities/${user.id}`, { roleAttributes: [tag] });
+  const service = await id('/services', { name: `${tag}-svc`, encryptionRequired: true, roleAttributes: [tag] });
+  await id('/edge-routers', { name: `${tag}-er`, roleAttributes: [tag] });
+  await id('/edge-routers', { name: `${tag}-er-other`, roleAttributes: [`${tag}-other`] });
+  await id('/edge-router-policies', { name: `${tag}-erp`, semantic: 'AnyOf', identityRoles: [`#${tag}`], edgeRouterRoles: [`#${tag}`, `#${tag}-other`] });
+  await id('/service-edge-router-policies', { name: `${tag}-serp`, semantic: 'AllOf', serviceRoles: [`#${tag}`], edgeRouterRoles: [`#${tag}`] });
+  const dial = await id('/service-policies', { name: `${tag}-dial`, type: 'Dial', semantic: 'AllOf', identityRoles: [`#${tag}`], serviceRoles: [`#${tag}`] });
+  return { user, service, dial };
+}
+
+describe('sessions', () => {
+  it('grants a Dial session with the edge routers both policy kinds share, and returns it again when asked again', async () => {
+    const { user, service } = await network('grant');
+    const r = await createSession(user.token, { serviceId: service, type: 'Dial' });
+    const s = r.body.data;
+    expect(s).toMatchObject({ serviceId: service, type: 'Dial', identityId: user.id, service: { id: service, name: 'grant-svc' } });
+    expect(s.token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(s.edgeRouters.map((e: { name: string }) => e.name)).toEqual(['grant-er']);
+    const again = await createSession(user.token, { serviceId: service, type: 'Dial' });
+    expect(again.body.data.id).toBe(s.id);
+    expect(again.body.data.token).toBe(s.token);
+    const own = await f.c.http.get(`${C}/sessions`, { session: user.token, expectStatus: 200 });
+    expect(own.body.data.map((x: { id: string }) => x.id)).toEqual([s.id]);
+    await f.c.http.get(`${C}/sessions/${s.id}`, { session: user.token, expectStatus: 200 });
+    const mgmt = await api.get(`/sessions?filter=${encodeURIComponent(`service = "${service}"`)}`);
+    expect(mgmt.body.data.map((x: { id: string }) => x.id)).toEqual([s.id]);
+    expect((await api.get(`/sessions/${s.id}/route-path`)).body.data).toEqual({ routePath: [] });
+  });
+
+  it('refuses Bind without a Bind policy, an ungranted service, and bad input, naming the field', async () => {
+    const { user, service } = await network('bind');
+    const bind = await createSession(user.token, { serviceId: service, type: 'Bind' }, 400);
+    expect(bind.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'serviceId' } });
+    const other = await id('/services', { name: 'bind-unrelated', encryptionRequired: true });
+    await createSession(user.token, { serviceId: other, type: 'Dial' }, 404);
+    expect((await createSession(user.token, { serviceId: service, type: 'Listen' }, 400)).body.error.cause.field).toBe('type');
+    expect((await createSession(user.token, { type: 'Dial' }, 400)).body.error.cause.field).toBe('serviceId');
+    await id('/service-policies', { name: 'bind-bind', type: 'Bind', semantic: 'AllOf', identityRoles: ['#bind'], serviceRoles: ['#bind'] });
+    expect((await createSession(user.token, { serviceId: service, type: 'Bind' })).body.data.type).toBe('Bind');
+  });
+
+  it('answers 400 NO_EDGE_ROUTERS_AVAILABLE when no edge router is shared', async () => {
+    const { user } = await network('noer');
+    const lonely = await id('/services', { name: 'noer-lonely', encryptionRequired: true, roleAttributes: ['noer-lonely'] });
+    await id('/service-policies', { name: 'noer-lonely-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#noer'], serviceRoles: ['#noer-lonely'] });
+    expect((await createSession(user.token, { serviceId: lonely }, 400)).body.error.code).toBe('NO_EDGE_ROUTERS_AVAILABLE');
+  });
+
+  it('refuses a session whose posture checks fail with 409 INVALID_POSTURE and records the failed request', async () => {
+    const { user, service } = await network('posture');
+    await id('/posture-checks', { name: 'posture-domain', typeId: 'DOMAIN', domains: ['corp.example'], roleAttributes: ['posture'] });
+    const guarded = await id('/services', { name: 'posture-guarded', encryptionRequired: true, roleAttributes: ['posture-guarded'] });
+    await id('/service-edge-router-policies', { name: 'posture-guarded-serp', semantic: 'AllOf', serviceRoles: ['#posture-guarded'], edgeRouterRoles: ['#posture'] });
+    const policy = await id('/service-policies', {
+      name: 'posture-guarded-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#posture'], serviceRoles: ['#posture-guarded'], postureCheckRoles: ['#posture'],
+    });
+    // The spec lists no 409 for POST /sessions; OpenZiti answers posture failures with it all the same.
+    const r = await createSession(user.token, { serviceId: guarded }, 409, true);
+    expect(r.body.error.code).toBe('INVALID_POSTURE');
+    const failed = (await api.get(`/identities/${user.id}/failed-service-requests`)).body.data;
+    expect(failed).toEqual([expect.objectContaining({
+      serviceId: guarded, serviceName: 'posture-guarded', sessionType: 'Dial',
+      policyFailures: [expect.objectContaining({ policyId: policy, policyName: 'posture-guarded-dial', checks: [expect.objectContaining({ postureCheckType: 'DOMAIN' })] })],
+    })]);
+    await api.get('/identities/no-such-identity/failed-service-requests', 404);
+    // The plain service, granted by a policy without checks, still works.
+    await createSession(user.token, { serviceId: service });
+  });
+
+  it('shows a caller only its own sessions, and an admin everyone\'s', async () => {
+    const a = await network('own-a');
+    const b = await network('own-b');
+    const sa = (await createSession(a.user.token, { serviceId: a.service })).body.data.id as string;
+    const sb = (await createSession(b.user.token, { serviceId: b.service })).body.data.id as string;
+    await f.c.http.get(`${C}/sessions/${sb}`, { session: a.user.token, expectStatus: 404 });
+    // The spec lists no 404 for this delete; OpenZiti answers an unknown (or foreign) id with it.
+    await f.c.http.delete(`${C}/sessions/${sb}`, { session: a.user.token, expectStatus: 404, skipValidation: true });
+    const all = await f.c.http.get(`${C}/sessions?limit=500`, { session: f.admin, expectStatus: 200 });
+    expect(all.body.data.map((x: { id: string }) => x.id)).toEqual(expect.arrayContaining([sa, sb]));
+    await f.c.http.delete(`${C}/sessions/${sa}`, { session: a.user.token, expectStatus: 200 });
+    await api.del(`/sessions/${sb}`);
+    await api.get(`/sessions/${sb}`, 404);
+  });
+
+  it('ends the sessions of an API session at logout', async () => {
+    const { user, service } = await network('logout');
+    const s = (await createSession(user.token, { serviceId: service })).body.data.id as string;
+    await f.c.http.delete(`${C}/current-api-session`, { session: user.token, expectStatus: 200 });
+    await eventually(gone(s));
+  });
+
+  it('ends them also when the session service was down during the logout', async () => {
+    const { user, service } = await network('outage');
+    const s = (await createSession(user.token, { serviceId: service })).body.data.id as string;
+    const sessionService = f.c.running.service('session');
+    await sessionService.stop();
+    await f.c.http.delete(`${C}/current-api-session`, { session: user.token, expectStatus: 200 });
+    await sessionService.start();
+    await eventually(gone(s));
+  });
+
+  it('ends the sessions a policy removal takes access from, and no others', async () => {
+    const a = await network('polrm');
+    const keep = await network('polkeep');
+    const s = (await createSession(a.user.token, { serviceId: a.service })).body.data.id as string;
+    const k = (await createSession(keep.user.token, { serviceId: keep.service })).body.data.id as string;
+    await api.del(`/service-policies/${a.dial}`);
+    await eventually(gone(s));
+    await api.get(`/sessions/${k}`, 200);
+  });
+
+  it('ends sessions when the identity is disabled or loses its role, or the service is deleted', async () => {
+    const a = await network('disable');
+    const s1 = (await createSession(a.user.token, { serviceId: a.service })).body.data.id as string;
+    await api.post(`/identities/${a.user.id}/disable`, { durationMinutes: 0 }, 200);
+    await eventually(gone(s1));
+    const b = await network('role');
+    const s2 = (await createSession(b.user.token, { serviceId: b.service })).body.data.id as string;
+    await api.patch(`/identities/${b.user.id}`, { roleAttributes: ['elsewhere'] });
+    await eventually(gone(s2));
+    const c = await network('svcdel');
+    const s3 = (await createSession(c.user.token, { serviceId: c.service })).body.data.id as string;
+    await api.del(`/services/${c.service}`);
+    await eventually(gone(s3));
+  });
+});
