@@ -74,4 +74,26 @@ describe('data integrity', () => {
     await post('/database/check-data-integrity', {}, 202);
     expect((await finished()).results).toEqual([]);
   });
+
+  it('finds sessions whose API session is gone, and ends them when fixing', async () => {
+    const user = await createPasswordIdentity(c, admin, 'integrity-session-user', 'session-password');
+    await c.http.patch(`/edge/management/v1/identities/${user.id}`, { body: { roleAttributes: ['isess'] }, session: admin, expectStatus: 200 });
+    const svc = (await post('/services', { name: 'integrity-session-svc', encryptionRequired: true, roleAttributes: ['isess'] })).body.data.id;
+    await post('/edge-routers', { name: 'integrity-session-er', roleAttributes: ['isess'] });
+    await post('/service-policies', { name: 'isess-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#isess'], serviceRoles: ['#isess'] });
+    await post('/edge-router-policies', { name: 'isess-erp', semantic: 'AllOf', identityRoles: ['#isess'], edgeRouterRoles: ['#isess'] });
+    await post('/service-edge-router-policies', { name: 'isess-serp', semantic: 'AllOf', serviceRoles: ['#isess'], edgeRouterRoles: ['#isess'] });
+    const session = (await c.http.post('/edge/client/v1/sessions', { body: { serviceId: svc, type: 'Dial' }, session: user.token, expectStatus: 201 })).body.data.id;
+    await sql(`DELETE FROM "${c.prefix}_auth".api_sessions WHERE identity_id = $1`, [user.id]);
+
+    await post('/database/check-data-integrity', {}, 202);
+    const checked = (await finished()).results.filter((r: { description: string }) => r.description.includes(session));
+    expect(checked).toEqual([expect.objectContaining({ fixed: false, description: expect.stringContaining('API session') })]);
+    await get(`/sessions/${session}`);
+
+    await post('/database/fix-data-integrity', {}, 202);
+    expect((await finished()).results.filter((r: { description: string }) => r.description.includes(session))).toEqual([expect.objectContaining({ fixed: true })]);
+    await get(`/sessions/${session}`, 404);
+  });
 });
+

@@ -37,27 +37,34 @@ function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]
  * Ends the sessions that lost their grounds: identity gone or disabled, service no longer granted
  * with the session's type, and (when `apiSessions`) API session gone. Returns how many ended.
  */
-export async function reconcile(records: SessionRecords, peers: SessionPeers, sessions: Session[], opts: { apiSessions?: boolean } = {}): Promise<number> {
-  const ended: string[] = [];
+/** Sessions that should no longer exist, each with why (identity gone or disabled, access lost, API session gone). */
+export async function staleSessions(peers: SessionPeers, sessions: Session[], opts: { apiSessions?: boolean } = {}): Promise<Array<{ id: string; why: string }>> {
+  const stale: Array<{ id: string; why: string }> = [];
   const byIdentity = groupBy(sessions, (s) => s.identityId);
   for (const [identityId, own] of byIdentity) {
     const who = await peers.identity(identityId);
     if (!who || who.disabled) {
-      ended.push(...own.map((s) => s.id));
+      stale.push(...own.map((s) => ({ id: s.id, why: `identity ${identityId} ${who ? 'is disabled' : 'does not exist'}` })));
       continue;
     }
     for (const [serviceId, ofService] of groupBy(own, (s) => s.serviceId)) {
       const granted = await peers.grantedService(who, serviceId);
-      for (const s of ofService) if (!granted?.permissions.includes(s.type)) ended.push(s.id);
+      for (const s of ofService) if (!granted?.permissions.includes(s.type)) stale.push({ id: s.id, why: `identity ${identityId} may no longer ${s.type.toLowerCase()} service ${serviceId}` });
     }
   }
   if (opts.apiSessions) {
-    const left = sessions.filter((s) => !ended.includes(s.id));
+    const left = sessions.filter((s) => !stale.some((x) => x.id === s.id));
     for (const [apiSessionId, of] of groupBy(left, (s) => s.apiSessionId)) {
-      if (!(await peers.apiSessionExists(apiSessionId))) ended.push(...of.map((s) => s.id));
+      if (!(await peers.apiSessionExists(apiSessionId))) stale.push(...of.map((s) => ({ id: s.id, why: `API session ${apiSessionId} does not exist` })));
     }
   }
-  return records.deleteOf({ ids: ended });
+  return stale;
+}
+
+/** Ends the sessions that should no longer exist; how many ended. */
+export async function reconcile(records: SessionRecords, peers: SessionPeers, sessions: Session[], opts: { apiSessions?: boolean } = {}): Promise<number> {
+  const stale = await staleSessions(peers, sessions, opts);
+  return records.deleteOf({ ids: stale.map((s) => s.id) });
 }
 
 /** Starts the consumers; the caller unsubscribes them on stop. */

@@ -15,7 +15,7 @@ import { createSessionRecords } from './session-store.js';
 import { createSessionPeers } from './peers.js';
 import { createSessions } from './sessions.js';
 import { createSessionRpcHandlers } from './session-grpc.js';
-import { scheduleSweep, startSessionConsumers } from './events.js';
+import { scheduleSweep, staleSessions, startSessionConsumers } from './events.js';
 import { createIntegrityRuns } from './integrity.js';
 import { createSnapshot } from './snapshot.js';
 
@@ -64,7 +64,16 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
       // React, then reconcile: the peers may start after this service, so in the background.
       stack.defer(scheduleSweep(records, peers, log));
 
-      const integrity = createIntegrityRuns(db, Object.values(checkers).map((c) => async (fix: boolean) => (await c.checkIntegrity({ fix })).issues), log);
+      // The session service's own check: sessions whose API session, identity or access is gone.
+      const ownCheck = async (fix: boolean) => {
+        const stale = await staleSessions(peers, await records.all(), { apiSessions: true });
+        if (fix) await records.deleteOf({ ids: stale.map((s) => s.id) });
+        return stale.map((s) => ({ description: `session: session ${s.id} remains although ${s.why}`, fixed: fix }));
+      };
+      const integrity = createIntegrityRuns(db, [
+        ...Object.values(checkers).map((c) => async (fix: boolean) => (await c.checkIntegrity({ fix })).issues),
+        ownCheck,
+      ], log);
 
       const server = createRpcServer('session', log);
       server.add<SessionServiceHandlers>(contracts.session(), {
