@@ -125,3 +125,17 @@ describe('summary', () => {
   });
 });
 
+describe('controllers', () => {
+  it('lists this controller, online, with its API addresses, on both APIs', async () => {
+    for (const base of ['/edge/management/v1', '/edge/client/v1']) {
+      const r = await c.http.get(`${base}/controllers`, { session: admin, expectStatus: 200 });
+      const online = r.body.data.filter((x: { isOnline: boolean }) => x.isOnline);
+      expect(online).toHaveLength(1);
+      expect(online[0].fingerprint).toMatch(/^[0-9a-f]{40}$/);
+      expect(online[0].apiAddresses['edge-client'][0].url).toMatch(/^https:\/\/.+\/edge\/client\/v1$/);
+      expect(r.body.meta.pagination.totalCount).toBe(r.body.data.length);
+    }
+    expect((await c.http.get('/edge/client/v1/controllers')).status).toBe(401);
+  });
+});
+

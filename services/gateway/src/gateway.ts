@@ -21,6 +21,7 @@ import { registerAuthenticatorRoutes } from './routes/management/authenticators/
 import { registerRevocationRoutes } from './routes/management/revocations/routes.js';
 import { registerRelatedRoutes } from './routes/management/related/routes.js';
 import { registerSummaryRoutes } from './routes/management/summary/routes.js';
+import { registerControllerRoutes } from './routes/shared/controllers.js';
 import { registerDatabaseRoutes } from './routes/management/database/routes.js';
 import { registerIdentityServiceConfigRoutes } from './routes/management/identities/service-configs.js';
 import { registerClientEdgeRouterRoutes } from './routes/client/edge-routers/routes.js';
@@ -87,6 +88,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
     registerSessionRoutes(route, base, clients, cache);
     registerMfaRoutes(route, base, clients, cache);
     registerCurrentAuthenticatorRoutes(route, base, clients);
+    registerControllerRoutes(route, base, clients);
   }
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityActionRoutes(route, MANAGEMENT_BASE, clients);
