@@ -22,6 +22,7 @@ import { registerRevocationRoutes } from './routes/management/revocations/routes
 import { registerRelatedRoutes } from './routes/management/related/routes.js';
 import { registerSummaryRoutes } from './routes/management/summary/routes.js';
 import { registerControllerRoutes } from './routes/shared/controllers.js';
+import { registerServiceUpdateRoutes } from './routes/client/services/service-updates.js';
 import { registerDatabaseRoutes } from './routes/management/database/routes.js';
 import { registerIdentityServiceConfigRoutes } from './routes/management/identities/service-configs.js';
 import { registerClientEdgeRouterRoutes } from './routes/client/edge-routers/routes.js';
@@ -102,6 +103,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerDatabaseRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityServiceConfigRoutes(route, MANAGEMENT_BASE, clients);
   registerClientEdgeRouterRoutes(route, CLIENT_BASE, clients);
+  registerServiceUpdateRoutes(route, CLIENT_BASE, clients);
   registerClientExtJwtSignerRoutes(route, CLIENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerConfigTypeRoutes(route, MANAGEMENT_BASE, clients);

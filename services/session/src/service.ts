@@ -18,6 +18,7 @@ import { createSessionRpcHandlers } from './session-grpc.js';
 import { scheduleSweep, staleSessions, startSessionConsumers } from './events.js';
 import { createIntegrityRuns } from './integrity.js';
 import { createSnapshot } from './snapshot.js';
+import { createServiceMarkers } from './service-markers.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -75,10 +76,14 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
         ownCheck,
       ], log);
 
+      const markers = createServiceMarkers(db);
       const server = createRpcServer('session', log);
       server.add<SessionServiceHandlers>(contracts.session(), {
         ...createSessionHandlers(createSessionStore(db)),
         ...createSessionRpcHandlers(sessions, records),
+        async ObserveServiceList(req) {
+          return { lastChangeAt: (await markers.observe(req.identityId, req.digest)).toISOString() };
+        },
         async CreateSnapshot() {
           return { path: await createSnapshot(config) };
         },

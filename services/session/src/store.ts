@@ -2,6 +2,7 @@
  * Every query of the session service.
  */
 import type { IntegrityRunsTable } from './integrity.js';
+import type { ServiceMarkersTable } from './service-markers.js';
 import type { ColumnType, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { notFound } from '@edge/errors';
@@ -26,6 +27,7 @@ export interface SessionDb {
   integrity_runs: IntegrityRunsTable;
   sessions: SessionsTable;
   failed_service_requests: FailedServiceRequestsTable;
+  service_markers: ServiceMarkersTable;
 }
 
 export type ControllerRow = Selectable<ControllersTable>;

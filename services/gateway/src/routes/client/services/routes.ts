@@ -13,7 +13,7 @@ import { listBody, listQuery } from '../../shared/list.js';
 import { configTypesParam, renderService } from '../../management/services/map.js';
 
 /** Who is asking, as the policy service evaluates it. */
-async function caller(clients: Clients, principal: Principal | undefined, configTypes: string[]) {
+export async function caller(clients: Clients, principal: Principal | undefined, configTypes: string[]) {
   const session = principal!.apiSession!;
   const [identity, own] = await Promise.all([
     clients.identity.getIdentity({ id: session.identityId }),

@@ -1,0 +1,49 @@
+/**
+ * The service-update marker: it moves when something changes what the caller's service list
+ * shows, and not when something changes that the caller cannot see.
+ */
+import { describe, expect, it } from 'vitest';
+import { adminApi } from '../support/admin-api.js';
+import { useController, type TestController } from '../support/controller.js';
+import { createPasswordIdentity } from '../support/password-identity.js';
+
+let c: TestController;
+let admin: string;
+useController((f) => ({ c, admin } = f));
+const { post, patch } = adminApi(() => c, () => admin);
+
+describe('service updates', () => {
+  it('moves on a relevant change only', async () => {
+    const user = await createPasswordIdentity(c, admin, 'marker-user', 'marker-password');
+    await patch(`/identities/${user.id}`, { roleAttributes: ['mark'] });
+    const marker = async () => {
+      const r = await c.http.get('/edge/client/v1/current-api-session/service-updates', { session: user.token, expectStatus: 200 });
+      return r.body.data.lastChangeAt as string;
+    };
+    const settle = () => new Promise((r) => setTimeout(r, 20));
+
+    const first = await marker();
+    await settle();
+    expect(await marker()).toBe(first);
+
+    // Invisible to this identity: a service and a policy for other identities.
+    const other = (await post('/services', { name: 'marker-other', encryptionRequired: true, roleAttributes: ['other'] })).body.data.id;
+    await post('/service-policies', { name: 'marker-other-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#someone-else'], serviceRoles: ['#other'] });
+    await settle();
+    expect(await marker()).toBe(first);
+
+    // Visible: a policy granting this identity a service.
+    const svc = (await post('/services', { name: 'marker-svc', encryptionRequired: true, roleAttributes: ['mark'] })).body.data.id;
+    await post('/service-policies', { name: 'marker-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#mark'], serviceRoles: ['#mark'] });
+    const second = await marker();
+    expect(Date.parse(second)).toBeGreaterThan(Date.parse(first));
+    await settle();
+    expect(await marker()).toBe(second);
+
+    // A change to a service it sees moves it; a change to one it does not see does not.
+    await patch(`/services/${other}`, { maxIdleTimeMillis: 5 });
+    expect(await marker()).toBe(second);
+    await patch(`/services/${svc}`, { maxIdleTimeMillis: 5 });
+    expect(Date.parse(await marker())).toBeGreaterThan(Date.parse(second));
+  });
+});
