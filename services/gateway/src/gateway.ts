@@ -23,6 +23,7 @@ import { registerRelatedRoutes } from './routes/management/related/routes.js';
 import { registerSummaryRoutes } from './routes/management/summary/routes.js';
 import { registerControllerRoutes } from './routes/shared/controllers.js';
 import { registerServiceUpdateRoutes } from './routes/client/services/service-updates.js';
+import { registerPostureResponseRoutes } from './routes/client/posture/routes.js';
 import { registerDatabaseRoutes } from './routes/management/database/routes.js';
 import { registerIdentityServiceConfigRoutes } from './routes/management/identities/service-configs.js';
 import { registerClientEdgeRouterRoutes } from './routes/client/edge-routers/routes.js';
@@ -104,6 +105,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerIdentityServiceConfigRoutes(route, MANAGEMENT_BASE, clients);
   registerClientEdgeRouterRoutes(route, CLIENT_BASE, clients);
   registerServiceUpdateRoutes(route, CLIENT_BASE, clients);
+  registerPostureResponseRoutes(route, CLIENT_BASE, clients);
   registerClientExtJwtSignerRoutes(route, CLIENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerConfigTypeRoutes(route, MANAGEMENT_BASE, clients);

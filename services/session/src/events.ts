@@ -68,7 +68,7 @@ export async function reconcile(records: SessionRecords, peers: SessionPeers, se
 }
 
 /** Starts the consumers; the caller unsubscribes them on stop. */
-export async function startSessionConsumers(bus: Bus, records: SessionRecords, peers: SessionPeers, log: Logger): Promise<Subscription[]> {
+export async function startSessionConsumers(bus: Bus, records: SessionRecords, peers: SessionPeers, log: Logger, onApiSessionEnded: (id: string) => Promise<void> = async () => undefined): Promise<Subscription[]> {
   const withId = (subject: string, handle: (id: string) => Promise<number>) =>
     bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
@@ -82,7 +82,10 @@ export async function startSessionConsumers(bus: Bus, records: SessionRecords, p
   const endOf = (owner: (id: string) => SessionOwner) => (id: string) => records.deleteOf(owner(id));
   const all = () => records.all().then((sessions) => reconcile(records, peers, sessions));
   return [
-    await withId(Subjects.apiSessionDeleted, endOf((apiSessionId) => ({ apiSessionId }))),
+    await withId(Subjects.apiSessionDeleted, async (apiSessionId) => {
+      await onApiSessionEnded(apiSessionId);
+      return records.deleteOf({ apiSessionId });
+    }),
     await withId(Subjects.identityDeleted, async (identityId) => {
       await records.deleteFailures(identityId);
       return records.deleteOf({ identityId });

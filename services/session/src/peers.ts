@@ -129,6 +129,12 @@ export function createSessionPeers(clients: {
     async apiSessionExists(id: string): Promise<boolean> {
       return (await orMissing(auth.getApiSession({ id }))) !== undefined;
     },
+
+    /** Whether the API session completed MFA (the MFA posture check). */
+    async mfaCompleted(id: string): Promise<boolean> {
+      const s = await orMissing(auth.getApiSession({ id }));
+      return s !== undefined && s.isMfaRequired && s.isMfaComplete;
+    },
   };
 }
 

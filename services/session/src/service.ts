@@ -19,6 +19,9 @@ import { scheduleSweep, staleSessions, startSessionConsumers } from './events.js
 import { createIntegrityRuns } from './integrity.js';
 import { createSnapshot } from './snapshot.js';
 import { createServiceMarkers } from './service-markers.js';
+import { createPostureStore } from './posture-store.js';
+import { applyPostureResponse } from './domain/posture-response.js';
+import type { PostureData } from './domain/posture.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -58,9 +61,15 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
       stack.defer(() => Object.values(clients).forEach((c) => c.close()));
       const peers = createSessionPeers(clients);
       const records = createSessionRecords(db);
-      const sessions = createSessions({ records, peers, postureData: async () => ({}), log });
+      const posture = createPostureStore(db);
+      // What the endpoint reported, plus MFA completed on the API session (as OpenZiti's MFA check).
+      const postureData = async (apiSessionId: string) => {
+        const [data, mfa] = await Promise.all([posture.get(apiSessionId), peers.mfaCompleted(apiSessionId)]);
+        return mfa ? { ...data, mfa: { passedAt: new Date() } } : data;
+      };
+      const sessions = createSessions({ records, peers, postureData, log });
 
-      const subscriptions = await startSessionConsumers(bus, records, peers, log);
+      const subscriptions = await startSessionConsumers(bus, records, peers, log, (id) => posture.deleteOf(id));
       stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
       // React, then reconcile: the peers may start after this service, so in the background.
       stack.defer(scheduleSweep(records, peers, log));
@@ -81,6 +90,13 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
       server.add<SessionServiceHandlers>(contracts.session(), {
         ...createSessionHandlers(createSessionStore(db)),
         ...createSessionRpcHandlers(sessions, records),
+        async SubmitPostureResponses(req) {
+          const responses = req.responsesJson.map((j) => JSON.parse(j) as unknown);
+          // Checked before anything is stored, so a bad bulk body changes nothing.
+          responses.reduce<PostureData>((d, r, i) => applyPostureResponse(d, r, req.bulk ? `[${i}]` : ''), {});
+          await posture.update(req.apiSessionId, req.identityId, (d) => responses.reduce<PostureData>((acc, r) => applyPostureResponse(acc, r), d));
+          return { servicesJson: [] };
+        },
         async ObserveServiceList(req) {
           return { lastChangeAt: (await markers.observe(req.identityId, req.digest)).toISOString() };
         },

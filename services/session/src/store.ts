@@ -3,6 +3,7 @@
  */
 import type { IntegrityRunsTable } from './integrity.js';
 import type { ServiceMarkersTable } from './service-markers.js';
+import type { PostureDataTable } from './posture-store.js';
 import type { ColumnType, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { notFound } from '@edge/errors';
@@ -28,6 +29,7 @@ export interface SessionDb {
   sessions: SessionsTable;
   failed_service_requests: FailedServiceRequestsTable;
   service_markers: ServiceMarkersTable;
+  posture_data: PostureDataTable;
 }
 
 export type ControllerRow = Selectable<ControllersTable>;
