@@ -1,5 +1,6 @@
 /**
- * `npm start` (standalone) and `npm run start:cluster` (processes per service).
+ * `npm start` (standalone), `npm run start:cluster` (processes per service) and
+ * `main.js import <dataset.json>` (bulk load into a stopped controller's database).
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,6 +10,7 @@ import { runUntilSignal } from '@edge/lifecycle';
 import { startTelemetry } from '@edge/telemetry';
 import { startStandalone, type RunningController } from './standalone.js';
 import { startCluster } from './cluster.js';
+import { importFile } from './import.js';
 
 function announce(url: string, dataDir: string) {
   const file = resolve(join(dataDir, 'admin-credentials.txt'));
@@ -21,7 +23,21 @@ const config = loadConfig();
 const telemetry = startTelemetry({ serviceName: 'edge-controller', namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
 const log = createLogger({ level: config.log.level, name: mode });
 
-if (mode === 'cluster') {
+if (mode === 'import') {
+  const file = process.argv[3];
+  if (!file) {
+    process.stderr.write('usage: main.js import <dataset.json>\n');
+    process.exit(2);
+  }
+  try {
+    await importFile(config, file, log);
+    await telemetry.shutdown();
+    process.exit(0);
+  } catch (err) {
+    log.fatal({ err }, 'import failed');
+    process.exit(1);
+  }
+} else if (mode === 'cluster') {
   const env = {
     ...process.env,
     EDGE_DATABASE_URL: config.database.url ?? 'postgres://postgres@127.0.0.1:5432/postgres',

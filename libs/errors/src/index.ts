@@ -121,3 +121,19 @@ export function isZitiError(e: unknown): e is ZitiError {
 export function catalogEntry(code: string): CatalogEntry {
   return (Codes as Record<string, CatalogEntry>)[code] ?? Codes.UNHANDLED;
 }
+
+/**
+ * Runs `check` for the item at `path` of a list (`identities[3]`): a field error it throws names
+ * the field under that path (`identities[3].name`), so one bad row of a bulk body is findable.
+ */
+export function atPath<T>(path: string, check: () => T): T {
+  try {
+    return check();
+  } catch (e) {
+    const c = isZitiError(e) ? e.fieldCause : undefined;
+    if (c && typeof c.field === 'string') {
+      throw fieldError(`${path}.${c.field}`, String(c.reason), c.value);
+    }
+    throw e;
+  }
+}

@@ -2,7 +2,7 @@
  * Authenticator queries for their management: list, read, create, change, delete.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { isUniqueViolation } from '@edge/db';
+import { inChunks, isUniqueViolation } from '@edge/db';
 import { fieldError, ZitiError } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { Authenticator } from './domain/authenticator.js';
@@ -20,6 +20,13 @@ export const AUTHENTICATOR_FIELDS: FieldMap = {
 
 /** A new authenticator: updb with username and hash, or cert with fingerprint and PEM. */
 export type NewAuthenticator = Omit<Authenticator, 'createdAt' | 'updatedAt' | 'extendRequest'>;
+
+function toRow(a: NewAuthenticator) {
+  return {
+    id: a.id, identity_id: a.identityId, method: a.method, username: a.username ?? null, password_hash: a.passwordHash ?? null,
+    fingerprint: a.fingerprint ?? null, cert_pem: a.certPem ?? null, tags: JSON.stringify(a.tags) as never,
+  };
+}
 
 /** Turns a unique violation into the field error naming the taken value. */
 function taken(err: unknown, a: { username?: string; fingerprint?: string }): never {
@@ -46,10 +53,12 @@ export function createAuthenticatorStore(db: Kysely<AuthDatabase>) {
     },
 
     async insert(a: NewAuthenticator): Promise<void> {
-      await db.insertInto('authenticators').values({
-        id: a.id, identity_id: a.identityId, method: a.method, username: a.username ?? null, password_hash: a.passwordHash ?? null,
-        fingerprint: a.fingerprint ?? null, cert_pem: a.certPem ?? null, tags: JSON.stringify(a.tags) as never,
-      }).execute().catch((err: unknown) => taken(err, a));
+      await db.insertInto('authenticators').values(toRow(a)).execute().catch((err: unknown) => taken(err, a));
+    },
+
+    /** Many authenticators in a few statements (bulk import). */
+    async insertMany(list: readonly NewAuthenticator[]): Promise<void> {
+      await inChunks(list, (chunk) => db.insertInto('authenticators').values(chunk.map(toRow)).execute().catch((err: unknown) => taken(err, chunk[0]!)));
     },
 
     async update(id: string, change: { username?: string; passwordHash?: string; tags?: Record<string, unknown> }): Promise<void> {

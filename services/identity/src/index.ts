@@ -1,2 +1,3 @@
 export { createIdentityService } from './service.js';
 export { IDENTITY_FIELDS, IDENTITY_TYPE_FIELDS } from './store.js';
+export { planIdentityImport, type IdentityImport, type BulkIdentity, type BulkEdgeRouter } from './bulk.js';

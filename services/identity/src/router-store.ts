@@ -5,7 +5,7 @@
 import type { ColumnType, Expression, Kysely, Selectable, SqlBool, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
-import { isUniqueViolation } from '@edge/db';
+import { inChunks, isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
 import type { Json } from './domain/identity.js';
@@ -114,6 +114,12 @@ export function createRouterStore(db: Kysely<IdentityDb>) {
       } catch (err) {
         duplicateName(err, input.name);
       }
+    },
+
+    /** Many routers in a few statements (bulk import); not for tunneler-enabled routers, whose identity is made one by one. */
+    async insertMany(kind: RouterKind, rows: ReadonlyArray<{ id: string; input: RouterInput }>): Promise<void> {
+      await inChunks(rows, (chunk) => db.insertInto('routers').values(chunk.map(({ id, input }) => ({ id, kind, ...toRow(input) })))
+        .execute().catch((err: unknown) => duplicateName(err, chunk[0]!.input.name)));
     },
 
     async get(kind: RouterKind, id: string): Promise<Router> {

@@ -4,7 +4,7 @@
 import type { ColumnType, Expression, Generated, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
-import { isUniqueViolation } from '@edge/db';
+import { inChunks, isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
 import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
@@ -165,6 +165,13 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
       } catch (err) {
         duplicateError(err, input);
       }
+    },
+
+    /** Many identities in a few statements (bulk import); names must be new. */
+    async insertMany(rows: ReadonlyArray<{ id: string; input: IdentityInput }>): Promise<void> {
+      await inChunks(rows, (chunk) => db.insertInto('identities')
+        .values(chunk.map(({ id, input }) => ({ id, ...toRow(input), is_default_admin: false, disabled_at: null, disabled_until: null })))
+        .execute().catch((err: unknown) => duplicateError(err, chunk[0]!.input)));
     },
 
     async find(id: string): Promise<Identity | undefined> {

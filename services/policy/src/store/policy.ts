@@ -3,6 +3,7 @@
  * fields, so one store serves each, parameterised by its table description.
  */
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { inChunks } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleSemantic } from '@edge/roles';
 import { EDGE_ROUTER_POLICY, SERVICE_EDGE_ROUTER_POLICY, SERVICE_POLICY, type Policy, type PolicyInput, type PolicyKind, type RoleField } from '../domain/policy.js';
@@ -108,6 +109,12 @@ export function createPolicyStore(typed: PolicyKysely, t: PolicyTable) {
         writeError(err, t.storeName, input.name);
       }
       return this.get(id);
+    },
+
+    /** Many policies in a few statements (bulk import). */
+    async insertMany(rows: ReadonlyArray<{ id: string; input: PolicyInput }>): Promise<void> {
+      await inChunks(rows, (chunk) => db.insertInto(t.table).values(chunk.map(({ id, input }) => ({ id, ...toRow(t, input) })))
+        .execute().catch((err: unknown) => writeError(err, t.storeName, chunk[0]!.input.name)));
     },
 
     async update(id: string, input: PolicyInput): Promise<Policy> {

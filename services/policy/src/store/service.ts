@@ -2,6 +2,7 @@
  * Queries of services and their configs.
  */
 import { sql, type Expression, type Selectable, type SqlBool, type Transaction } from 'kysely';
+import { inChunks } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import { roleCondition, type RoleColumns, type RoleSemantic } from '@edge/roles';
 import type { RoleSplit } from '../domain/roles.js';
@@ -101,6 +102,12 @@ export function createServiceStore(db: PolicyKysely) {
         writeError(err, 'services', input.name);
       }
       return this.get(id);
+    },
+
+    /** Many services without configs in a few statements (bulk import). */
+    async insertMany(rows: ReadonlyArray<{ id: string; input: ServiceInput }>): Promise<void> {
+      await inChunks(rows, (chunk) => db.insertInto('services').values(chunk.map(({ id, input }) => ({ id, ...toRow(input) })))
+        .execute().catch((err: unknown) => writeError(err, 'services', chunk[0]!.input.name)));
     },
 
     async update(id: string, input: ServiceInput): Promise<Service> {
