@@ -1,0 +1,110 @@
+/**
+ * `npm run bench -- [--scale default|small] [--seconds N] [--connections N] [--rounds N]
+ * [--standalone] [--compare FILE] [--out DIR]`: imports the benchmark network through the bulk
+ * path, starts the controller (distributed by default) against the local Postgres and NATS,
+ * measures the baseline and every scenario for a fixed time, prints a table and writes
+ * `bench/results/<date>.json`. Exits 1 when a figure is invalid (any failed request).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '@edge/config';
+import { importDataset } from '@edge/launcher';
+import { createLogger } from '@edge/logging';
+import { cleanup, controllerEnv, freePort, scratchDir, startController, type Target } from './controller.js';
+import { buildNetwork, SCALES } from './dataset.js';
+import { runLoad, type Request } from './load.js';
+import { measure } from './processes.js';
+import { compare, table, write, type BenchResult, type ScenarioResult } from './report.js';
+import { logInEveryone, policyPropagation, scenarios } from './scenarios.js';
+
+const { values: args } = parseArgs({
+  options: {
+    scale: { type: 'string', default: 'default' },
+    seconds: { type: 'string' },
+    connections: { type: 'string', default: '16' },
+    rounds: { type: 'string' },
+    standalone: { type: 'boolean', default: false },
+    compare: { type: 'string' },
+    out: { type: 'string', default: fileURLToPath(new URL('../results', import.meta.url)) },
+  },
+});
+if (args.scale !== 'default' && args.scale !== 'small') throw new Error('--scale must be default or small');
+const scale = SCALES[args.scale];
+const small = args.scale === 'small';
+const seconds = Number(args.seconds ?? (small ? 3 : 10));
+const connections = Number(args.connections);
+const rounds = Number(args.rounds ?? (small ? 3 : 10));
+const warmup = Math.max(1, Math.round(seconds / 3));
+const mode = args.standalone ? 'standalone' : 'cluster';
+const say = (s: string) => process.stdout.write(`${s}\n`);
+
+const target: Target = {
+  databaseUrl: process.env.EDGE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  natsUrl: process.env.EDGE_NATS_URL ?? 'nats://127.0.0.1:4222',
+  prefix: `bench${randomBytes(3).toString('hex')}`,
+};
+
+/** Starts the baseline server as its own process. */
+async function startBaseline(schema: string): Promise<{ url: string; pid: number; stop(): void }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline-server.js', import.meta.url)), target.databaseUrl, schema, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) resolve(); });
+    child.once('exit', (code) => reject(new Error(`baseline server exited with ${code}`)));
+  });
+  return { url: `https://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill('SIGTERM') };
+}
+
+/** Warms up, then measures one scenario and the process tree serving it. */
+async function run(name: string, description: string, url: string, pid: number, next: () => Request, baselineRps: number): Promise<ScenarioResult> {
+  await runLoad(url, next, { connections, seconds: warmup });
+  const { result, cpuPercent, peakRssMb } = await measure(pid, () => runLoad(url, next, { connections, seconds }));
+  const ratio = baselineRps > 0 ? Math.round((result.requestsPerSecond / baselineRps) * 1000) / 1000 : 1;
+  const s = { name, description, ...result, ratio, valid: result.errors === 0 && result.non2xx === 0 && result.requests > 0, cpuPercent, peakRssMb };
+  say(`  ${name}: ${s.requestsPerSecond} req/s${s.valid ? '' : ` INVALID (errors ${s.errors}, non-2xx ${s.non2xx}: ${JSON.stringify(s.statusCodes)})`}`);
+  return s;
+}
+
+const log = createLogger({ level: 'warn', name: 'bench' });
+const dir = scratchDir();
+const env = controllerEnv(target, await freePort(), dir.path);
+const network = buildNetwork(scale);
+let controller: Awaited<ReturnType<typeof startController>> | undefined;
+let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
+try {
+  say(`importing ${scale.identities} identities, ${scale.services} services, ${scale.edgeRouters} edge routers, ${scale.policies} policies of each kind`);
+  const t0 = performance.now();
+  const ids = await importDataset(loadConfig(env), network.dataset, log);
+  const importSeconds = Math.round((performance.now() - t0) / 100) / 10;
+  say(`starting the controller (${mode})`);
+  controller = await startController(mode, env);
+  baseline = await startBaseline(`${target.prefix}_identity`);
+  const { admin, clients } = await logInEveryone(controller.url, network);
+
+  say('measuring');
+  const baseResult = await run('baseline', 'bare fastify HTTPS, one indexed Postgres read', baseline.url, baseline.pid,
+    () => ({ method: 'GET', path: `/identities/${ids.identities[Math.floor(Math.random() * ids.identities.length)]}` }), 0);
+  const results: ScenarioResult[] = [];
+  for (const s of scenarios(network, admin, clients)) results.push(await run(s.name, s.description, controller.url, controller.pid, s.next, baseResult.requestsPerSecond));
+  const propagation = await policyPropagation(controller.url, network, admin, clients[0]!, rounds);
+
+  const result: BenchResult = {
+    date: new Date().toISOString(), mode, scale: args.scale, seconds, connections,
+    machine: { cpus: cpus().length, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+    dataset: { ...Object.fromEntries(Object.entries(ids).map(([k, v]) => [k, v.length])), importSeconds },
+    baseline: baseResult, scenarios: results, policyPropagation: { ...propagation, valid: propagation.errors === 0 },
+  };
+  say('');
+  say(table(result));
+  say(`\nwritten to ${write(args.out, result)}`);
+  if (args.compare) say(compare(result, args.compare));
+  process.exitCode = [baseResult, ...results].every((s) => s.valid) && result.policyPropagation.valid ? 0 : 1;
+} finally {
+  baseline?.stop();
+  await controller?.stop();
+  await cleanup(target).catch((err: unknown) => log.warn({ err }, 'cleanup failed'));
+  dir.remove();
+}
