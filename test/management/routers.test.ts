@@ -72,6 +72,32 @@ describe('edge routers', () => {
     await get(`edge-routers/${id}`, 404);
   });
 
+  it('keeps a system edge router policy for a tunneler-enabled router, which the API cannot change', async () => {
+    const id = await create('edge-routers', { name: 'er-system', isTunnelerEnabled: true });
+    const policy = async () => {
+      const r = await get(`edge-router-policies?filter=${enc(`isSystem = true and name = "edge-router-${id}-system"`)}`);
+      return r.body.data[0] as Record<string, unknown> | undefined;
+    };
+    const until = async (want: boolean) => {
+      for (let i = 0; i < 100 && Boolean(await policy()) !== want; i++) await new Promise((r) => setTimeout(r, 100));
+      return policy();
+    };
+    expect(await until(true)).toMatchObject({ id, isSystem: true, semantic: 'AnyOf', identityRoles: [`@${id}`], edgeRouterRoles: [`@${id}`] });
+    const patch = await c.http.patch(`${M}/edge-router-policies/${id}`, { body: { name: 'mine-now' }, session: admin, expectStatus: 400 });
+    expect(patch.body.error.code).toBe('ENTITY_CAN_NOT_BE_UPDATED');
+    const del = await c.http.delete(`${M}/edge-router-policies/${id}`, { session: admin, expectStatus: 400 });
+    expect(del.body.error.code).toBe('ENTITY_CAN_NOT_BE_DELETED');
+    // The router's identity reaches the router through it.
+    const routers = (await get(`identities/${id}/edge-routers`)).body.data.map((x: { id: string }) => x.id);
+    expect(routers).toEqual([id]);
+    await c.http.patch(`${M}/edge-routers/${id}`, { body: { isTunnelerEnabled: false }, session: admin, expectStatus: 200 });
+    expect(await until(false)).toBeUndefined();
+    await c.http.patch(`${M}/edge-routers/${id}`, { body: { isTunnelerEnabled: true }, session: admin, expectStatus: 200 });
+    expect(await until(true)).toBeDefined();
+    await c.http.delete(`${M}/edge-routers/${id}`, { session: admin, expectStatus: 200 });
+    expect(await until(false)).toBeUndefined();
+  });
+
   it('lists with filters and role filters, and lists role attributes', async () => {
     await create('edge-routers', { name: 'er-eu-1', roleAttributes: ['zone-eu', 'edge'] });
     await create('edge-routers', { name: 'er-us-1', roleAttributes: ['zone-us', 'edge'] });

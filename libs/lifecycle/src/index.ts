@@ -8,3 +8,4 @@ export { openBus, openInfra, serviceMain, SERVICE_COMMANDS, type Infra, type Ser
 export { runMigrations } from './migrate-only.js';
 export { openMetricsEndpoint } from './metrics-endpoint.js';
 export { createGrpcService, type SetupArgs, type Teardown } from './grpc-service.js';
+export { runInBackground, type BackgroundOptions } from './background.js';

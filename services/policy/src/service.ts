@@ -2,7 +2,7 @@
  * The policy service: services, configs, config types, policies and posture checks.
  */
 import { fileURLToPath } from 'node:url';
-import { createGrpcService, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { createGrpcService, runInBackground, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type PolicyServiceHandlers } from '@edge/proto';
 import { createRpcClient } from '@edge/rpc';
 import { createPolicyStores, type PolicyDb } from './store/index.js';
@@ -10,6 +10,7 @@ import { createIdentityDirectory, createPolicyHandlers } from './grpc/index.js';
 import { createPolicyEvents } from './events.js';
 import { createIntegrityCheck } from './integrity.js';
 import { createIntegrityStore } from './store/integrity.js';
+import { createSystemPolicies } from './system-policies.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -20,10 +21,19 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
     const events = createPolicyEvents(ctx.bus);
     const identities = createIdentityDirectory(identity);
     const checkIntegrity = createIntegrityCheck(createIntegrityStore(db), identities, events);
+    const stores = createPolicyStores(db);
     server.add<PolicyServiceHandlers>(contracts.policy(), {
-      ...createPolicyHandlers({ stores: createPolicyStores(db), events, identities }),
+      ...createPolicyHandlers({ stores, events, identities }),
       CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
     });
-    return async () => identity.close();
+    const system = createSystemPolicies(stores.edgeRouterPolicies, identity, events, ctx.log);
+    const follow = await system.follow(ctx.bus);
+    // The identity service may start after this one: catch up in the background.
+    const cancelSweep = runInBackground(() => system.sweep(), { what: 'system edge router policy sweep', log: ctx.log });
+    return async () => {
+      cancelSweep();
+      await follow.unsubscribe();
+      identity.close();
+    };
   });
 }

@@ -7,6 +7,7 @@
  * rather than inferred from the event.
  */
 import type { Bus, Subscription } from '@edge/bus';
+import { runInBackground } from '@edge/lifecycle';
 import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { Session } from './domain/session.js';
@@ -98,33 +99,13 @@ export async function startSessionConsumers(bus: Bus, records: SessionRecords, p
   ];
 }
 
-const SWEEP_RETRY_MS = 2_000;
-const SWEEP_ATTEMPTS = 30;
-
 /**
  * Reconciles every session in the background at start-up, retried while the services it asks
  * are not reachable yet. Returns the function that cancels it.
  */
 export function scheduleSweep(records: SessionRecords, peers: SessionPeers, log: Logger): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  let cancelled = false;
-  const attempt = async (n: number): Promise<void> => {
-    if (cancelled) return;
-    try {
-      const ended = await reconcile(records, peers, await records.all(), { apiSessions: true });
-      if (ended > 0) log.info({ ended }, 'sessions ended by the start-up sweep');
-    } catch (err) {
-      if (cancelled) return;
-      if (isZitiError(err) && err.code === 'UNAVAILABLE' && n < SWEEP_ATTEMPTS) {
-        timer = setTimeout(() => void attempt(n + 1), SWEEP_RETRY_MS).unref();
-        return;
-      }
-      log.warn({ err }, 'session sweep at start-up failed');
-    }
-  };
-  timer = setTimeout(() => void attempt(0), 0).unref();
-  return () => {
-    cancelled = true;
-    clearTimeout(timer);
-  };
+  return runInBackground(async () => {
+    const ended = await reconcile(records, peers, await records.all(), { apiSessions: true });
+    if (ended > 0) log.info({ ended }, 'sessions ended by the start-up sweep');
+  }, { what: 'session sweep at start-up', log });
 }

@@ -3,6 +3,7 @@
  * resolve `@` references to ids (asking the identity service for identities), store, publish,
  * and render `*RolesDisplay` with the names of the entities `@` roles name.
  */
+import { ZitiError } from '@edge/errors';
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { RoleSemantic } from '@edge/roles';
@@ -104,6 +105,7 @@ export function createPolicyHandlerSet(deps: HandlerDeps, store: PolicyStore) {
     },
     async update(id: string, f: PolicyFieldsMessage | null, mask: readonly string[]) {
       const current = await store.get(id);
+      if (current.isSystem) throw new ZitiError('ENTITY_CAN_NOT_BE_UPDATED', { causeMessage: `${kind.entity} ${id} is a system policy, kept by the controller` });
       const next = applyPolicyMask(kind, current, toInput(f, kind.roleFields), mask);
       const updated = await store.update(id, await resolve(next));
       await deps.events.publish(kind.subject, 'updated', { id: updated.id, name: updated.name });
@@ -111,6 +113,7 @@ export function createPolicyHandlerSet(deps: HandlerDeps, store: PolicyStore) {
     },
     async delete(id: string) {
       const current = await store.get(id);
+      if (current.isSystem) throw new ZitiError('ENTITY_CAN_NOT_BE_DELETED', { causeMessage: `${kind.entity} ${id} is a system policy, kept by the controller` });
       if (await store.delete(id)) await deps.events.publish(kind.subject, 'deleted', { id: current.id, name: current.name });
       return {};
     },

@@ -102,9 +102,10 @@ export function createPolicyStore(typed: PolicyKysely, t: PolicyTable) {
       return toDomain(t, found(row, t.entity, id));
     },
 
-    async insert(id: string, input: PolicyInput): Promise<Policy> {
+    /** `isSystem` (tables with system policies only): made and removed by the controller itself. */
+    async insert(id: string, input: PolicyInput, opts: { isSystem?: boolean } = {}): Promise<Policy> {
       try {
-        await db.insertInto(t.table).values({ id, ...toRow(t, input) }).execute();
+        await db.insertInto(t.table).values({ id, ...toRow(t, input), ...(t.system && opts.isSystem ? { is_system: true } : {}) }).execute();
       } catch (err) {
         writeError(err, t.storeName, input.name);
       }

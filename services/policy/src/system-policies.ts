@@ -1,0 +1,78 @@
+/**
+ * System edge router policies, as OpenZiti keeps them: a tunneler-enabled edge router has an
+ * identity of its own (made by the identity service, same id), and this service gives that
+ * identity its router through an edge router policy with the router's id, named
+ * `edge-router-<id>-system`, `isSystem` true, which the APIs cannot change or delete. Router
+ * events only say "look again": the router is read back from the identity service, so redelivery
+ * and reordering are harmless; a sweep at start catches up on what happened while no replica ran.
+ */
+import type { Bus, Subscription } from '@edge/bus';
+import { isZitiError } from '@edge/errors';
+import type { Logger } from '@edge/logging';
+import type { IdentityServiceClient } from '@edge/proto';
+import type { RpcClient } from '@edge/rpc';
+import { planList } from '@edge/zitiql';
+import { EDGE_ROUTER_POLICY } from './domain/policy.js';
+import type { PolicyEvents } from './events.js';
+import type { PolicyStore } from './store/policy.js';
+
+export const systemPolicyName = (routerId: string) => `edge-router-${routerId}-system`;
+const ROUTER_EVENTS = 'edge.identity.edge-router.>';
+const CONSUMER_GROUP = 'policy';
+const PAGE = 500;
+
+export function createSystemPolicies(store: PolicyStore, identity: RpcClient<IdentityServiceClient>, events: PolicyEvents, log: Logger) {
+  const tunnelerEnabled = async (routerId: string): Promise<boolean> => {
+    try {
+      return (await identity.getRouter({ kind: 'edge', id: routerId })).isTunnelerEnabled;
+    } catch (err) {
+      if (isZitiError(err) && err.code === 'NOT_FOUND') return false;
+      throw err;
+    }
+  };
+
+  /** Makes the router's system policy exist exactly when the router is tunneler-enabled. */
+  async function reconcile(routerId: string): Promise<void> {
+    const wanted = await tunnelerEnabled(routerId);
+    const current = await store.get(routerId).catch((err: unknown) => {
+      if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
+      throw err;
+    });
+    if (wanted && !current) {
+      const name = systemPolicyName(routerId);
+      await store.insert(routerId, { name, semantic: 'AnyOf', roles: { identityRoles: [`@${routerId}`], edgeRouterRoles: [`@${routerId}`] }, tags: {} }, { isSystem: true });
+      await events.publish(EDGE_ROUTER_POLICY.subject, 'created', { id: routerId, name });
+      log.info({ routerId }, 'system edge router policy created');
+    } else if (!wanted && current?.isSystem && (await store.delete(routerId))) {
+      await events.publish(EDGE_ROUTER_POLICY.subject, 'deleted', { id: routerId, name: current.name });
+      log.info({ routerId }, 'system edge router policy deleted');
+    }
+  }
+
+  /** Every tunneler-enabled router and every existing system policy, once. */
+  async function sweep(): Promise<void> {
+    const ids = new Set<string>();
+    for (let offset = 0; ; offset += PAGE) {
+      const page = await identity.listRouters({ kind: 'edge', query: { limit: PAGE, offset, filter: 'isTunnelerEnabled = true', sort: '', roleFilter: [], roleSemantic: '' } });
+      page.routers.forEach((r) => ids.add(r.id));
+      if (page.routers.length < PAGE) break;
+    }
+    for (let offset = 0; ; offset += PAGE) {
+      const { items } = await store.list(planList(store.fields, { filter: 'isSystem = true', limit: PAGE, offset }));
+      items.forEach((p) => ids.add(p.id));
+      if (items.length < PAGE) break;
+    }
+    for (const id of ids) await reconcile(id);
+  }
+
+  return {
+    reconcile,
+    sweep,
+    /** Follows router changes; one replica of the service handles each event. */
+    async follow(bus: Bus): Promise<Subscription> {
+      return bus.consume<{ id?: unknown }>(CONSUMER_GROUP, ROUTER_EVENTS, async (msg) => {
+        if (typeof msg.data?.id === 'string' && msg.data.id !== '') await reconcile(msg.data.id);
+      });
+    },
+  };
+}
