@@ -67,8 +67,14 @@ export async function reconcile(records: SessionRecords, peers: SessionPeers, se
   return records.deleteOf({ ids: stale.map((s) => s.id) });
 }
 
+/** What else ends with an API session or a service (posture data, terminators); idempotent. */
+export interface EndingHooks {
+  apiSessionEnded?(id: string): Promise<unknown>;
+  serviceDeleted?(id: string): Promise<unknown>;
+}
+
 /** Starts the consumers; the caller unsubscribes them on stop. */
-export async function startSessionConsumers(bus: Bus, records: SessionRecords, peers: SessionPeers, log: Logger, onApiSessionEnded: (id: string) => Promise<void> = async () => undefined): Promise<Subscription[]> {
+export async function startSessionConsumers(bus: Bus, records: SessionRecords, peers: SessionPeers, log: Logger, hooks: EndingHooks = {}): Promise<Subscription[]> {
   const withId = (subject: string, handle: (id: string) => Promise<number>) =>
     bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
@@ -83,7 +89,7 @@ export async function startSessionConsumers(bus: Bus, records: SessionRecords, p
   const all = () => records.all().then((sessions) => reconcile(records, peers, sessions));
   return [
     await withId(Subjects.apiSessionDeleted, async (apiSessionId) => {
-      await onApiSessionEnded(apiSessionId);
+      await hooks.apiSessionEnded?.(apiSessionId);
       return records.deleteOf({ apiSessionId });
     }),
     await withId(Subjects.identityDeleted, async (identityId) => {
@@ -91,7 +97,10 @@ export async function startSessionConsumers(bus: Bus, records: SessionRecords, p
       return records.deleteOf({ identityId });
     }),
     await withId(Subjects.identityDisabled, endOf((identityId) => ({ identityId }))),
-    await withId(Subjects.serviceDeleted, endOf((serviceId) => ({ serviceId }))),
+    await withId(Subjects.serviceDeleted, async (serviceId) => {
+      await hooks.serviceDeleted?.(serviceId);
+      return records.deleteOf({ serviceId });
+    }),
     await withId(Subjects.identityUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.identityId === id))),
     await withId(Subjects.serviceUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.serviceId === id))),
     ...(await Promise.all(Subjects.accessChanges.map((subject) => withId(subject, all)))),
@@ -102,24 +111,23 @@ const SWEEP_RETRY_MS = 2_000;
 const SWEEP_ATTEMPTS = 30;
 
 /**
- * Reconciles every session in the background at start-up, retried while the services it asks
- * are not reachable yet. Returns the function that cancels it.
+ * Runs `sweep` in the background at start-up, retried while the services it asks are not
+ * reachable yet. Returns the function that cancels it.
  */
-export function scheduleSweep(records: SessionRecords, peers: SessionPeers, log: Logger): () => void {
+export function scheduleSweep(sweep: () => Promise<void>, log: Logger): () => void {
   let timer: NodeJS.Timeout | undefined;
   let cancelled = false;
   const attempt = async (n: number): Promise<void> => {
     if (cancelled) return;
     try {
-      const ended = await reconcile(records, peers, await records.all(), { apiSessions: true });
-      if (ended > 0) log.info({ ended }, 'sessions ended by the start-up sweep');
+      await sweep();
     } catch (err) {
       if (cancelled) return;
       if (isZitiError(err) && err.code === 'UNAVAILABLE' && n < SWEEP_ATTEMPTS) {
         timer = setTimeout(() => void attempt(n + 1), SWEEP_RETRY_MS).unref();
         return;
       }
-      log.warn({ err }, 'session sweep at start-up failed');
+      log.warn({ err }, 'sweep at start-up failed');
     }
   };
   timer = setTimeout(() => void attempt(0), 0).unref();
@@ -127,4 +135,10 @@ export function scheduleSweep(records: SessionRecords, peers: SessionPeers, log:
     cancelled = true;
     clearTimeout(timer);
   };
+}
+
+/** Ends every session that should have ended while no replica ran. */
+export async function sweepSessions(records: SessionRecords, peers: SessionPeers, log: Logger): Promise<void> {
+  const ended = await reconcile(records, peers, await records.all(), { apiSessions: true });
+  if (ended > 0) log.info({ ended }, 'sessions ended by the start-up sweep');
 }

@@ -89,6 +89,21 @@ export function createSessionPeers(clients: {
       };
     },
 
+    /** A service by id (name only); undefined when it does not exist. */
+    async service(id: string): Promise<{ id: string; name: string } | undefined> {
+      const s = await orMissing(policy.getService({ id, configTypes: [] }));
+      return s && { id: s.id, name: s.name };
+    },
+
+    /** An edge or transit router by id; undefined when neither exists. */
+    async router(id: string): Promise<{ id: string; name: string; kind: 'edge' | 'transit' } | undefined> {
+      for (const kind of ['edge', 'transit'] as const) {
+        const r = await orMissing(identity.getRouter({ kind, id }));
+        if (r) return { id: r.id, name: r.name, kind };
+      }
+      return undefined;
+    },
+
     async postureChecks(ids: string[]): Promise<Map<string, PostureCheckDef>> {
       const out = new Map<string, PostureCheckDef>();
       for (const id of new Set(ids)) {

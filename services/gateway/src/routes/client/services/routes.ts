@@ -2,7 +2,8 @@
  * Client `/services`: the services the caller may dial or bind. The gateway reads the caller's
  * role attributes from the identity service (their owner) and asks the policy service to
  * evaluate its policies for them; the configs of the types the API session asked for at login
- * and of the `configTypes` parameter come with each service.
+ * and of the `configTypes` parameter come with each service. `/services/{id}/terminators`: where
+ * a visible service is hosted.
  */
 import { ok } from '@edge/envelope';
 import type { Clients } from '../../../clients.js';
@@ -11,6 +12,7 @@ import type { Router } from '../../../http/route.js';
 import { idParam } from '../../shared/entity.js';
 import { listBody, listQuery } from '../../shared/list.js';
 import { configTypesParam, renderService } from '../../management/services/map.js';
+import { renderClientTerminator } from '../../management/terminators/map.js';
 
 /** Who is asking, as the policy service evaluates it. */
 export async function caller(clients: Clients, principal: Principal | undefined, configTypes: string[]) {
@@ -38,5 +40,13 @@ export function registerClientServiceRoutes(route: Router, base: string, clients
     const who = await caller(clients, principal, configTypesParam(req));
     const service = await clients.policy.getServiceForIdentity({ ...who, serviceId: idParam(req.params) });
     return { body: ok(renderService(service)) };
+  });
+
+  // Only for a service the caller may see: any other is NOT_FOUND, as an unknown one.
+  route('GET', `${url}/:id/terminators`, 'session', async (req, principal) => {
+    const who = await caller(clients, principal, []);
+    const service = await clients.policy.getServiceForIdentity({ ...who, serviceId: idParam(req.params) });
+    const page = await clients.session.listTerminators({ query: listQuery(req), serviceId: service.id });
+    return { body: listBody(page.terminators.map(renderClientTerminator), page.meta) };
   });
 }
