@@ -24,8 +24,7 @@ import { createIntegrityRuns } from './integrity.js';
 import { createSnapshot } from './snapshot.js';
 import { createServiceMarkers } from './service-markers.js';
 import { createPostureStore } from './posture-store.js';
-import { applyPostureResponse } from './domain/posture-response.js';
-import type { PostureData } from './domain/posture.js';
+import { createPostureRpcHandlers } from './posture-grpc.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -68,8 +67,8 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
       const posture = createPostureStore(db);
       // What the endpoint reported, plus MFA completed on the API session (as OpenZiti's MFA check).
       const postureData = async (apiSessionId: string) => {
-        const [data, mfa] = await Promise.all([posture.get(apiSessionId), peers.mfaCompleted(apiSessionId)]);
-        return mfa ? { ...data, mfa: { passedAt: new Date() } } : data;
+        const [data, passedAt] = await Promise.all([posture.get(apiSessionId), peers.mfaPassedAt(apiSessionId)]);
+        return passedAt ? { ...data, mfa: { passedAt } } : data;
       };
       const sessions = createSessions({ records, peers, postureData, log });
 
@@ -115,13 +114,7 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
         ...createSessionHandlers(createSessionStore(db)),
         ...createSessionRpcHandlers(sessions, records),
         ...createTerminatorRpcHandlers(terminators),
-        async SubmitPostureResponses(req) {
-          const responses = req.responsesJson.map((j) => JSON.parse(j) as unknown);
-          // Checked before anything is stored, so a bad bulk body changes nothing.
-          responses.reduce<PostureData>((d, r, i) => applyPostureResponse(d, r, req.bulk ? `[${i}]` : ''), {});
-          await posture.update(req.apiSessionId, req.identityId, (d) => responses.reduce<PostureData>((acc, r) => applyPostureResponse(acc, r), d));
-          return { servicesJson: [] };
-        },
+        ...createPostureRpcHandlers({ posture, peers, postureData }),
         async ObserveServiceList(req) {
           return { lastChangeAt: (await markers.observe(req.identityId, req.digest)).toISOString() };
         },
