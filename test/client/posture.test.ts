@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { useController, type ControllerFixture } from '../support/controller.js';
 import { adminApi } from '../support/admin-api.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
+import { authenticatorFor } from '../support/totp.js';
 
 const C = '/edge/client/v1';
 let f: ControllerFixture;
@@ -65,5 +66,84 @@ describe('posture responses', () => {
       { id: check, typeId: 'DOMAIN', domain: 'corp.example' },
     ], 200);
     await dial(user.token, service, 201);
+  });
+
+  it('shows whether each posture query passes for the caller\'s API session, per query and per policy', async () => {
+    const { user, check, service } = await guarded('pr-query');
+    const mfa = await id('/posture-checks', { name: 'pr-query-mfa', typeId: 'MFA', timeoutSeconds: 300, roleAttributes: ['pr-query-mfa'] });
+    const mfaPolicy = await id('/service-policies', {
+      name: 'pr-query-mfa-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#pr-query'], serviceRoles: ['#pr-query'], postureCheckRoles: ['#pr-query-mfa'],
+    });
+    type Group = { policyId: string; isPassing: boolean; postureQueries: Array<{ id: string; isPassing: boolean; timeoutRemaining: number }> };
+    const groups = async (token: string) => {
+      const one = await f.c.http.get(`${C}/services/${service}`, { session: token, expectStatus: 200 });
+      const listed = await f.c.http.get(`${C}/services?filter=${encodeURIComponent(`id = "${service}"`)}`, { session: token, expectStatus: 200 });
+      expect(listed.body.data[0].postureQueries).toEqual(one.body.data.postureQueries);
+      const all = one.body.data.postureQueries as Group[];
+      return { domain: all.find((g) => g.policyId !== mfaPolicy)!, mfa: all.find((g) => g.policyId === mfaPolicy)! };
+    };
+    let g = await groups(user.token);
+    expect(g.domain).toMatchObject({ isPassing: false, postureQueries: [{ id: check, isPassing: false, timeoutRemaining: -1 }] });
+    expect(g.mfa).toMatchObject({ isPassing: false, postureQueries: [{ id: mfa, isPassing: false, timeoutRemaining: 0 }] });
+
+    await respond(user.token, 'posture-response', { id: check, typeId: 'DOMAIN', domain: 'corp.example' }, 201);
+    g = await groups(user.token);
+    expect(g.domain).toMatchObject({ isPassing: true, postureQueries: [{ id: check, isPassing: true }] });
+    expect(g.mfa.isPassing).toBe(false);
+    // Another API session of the same identity has reported nothing.
+    const again = await f.c.http.post(`${C}/authenticate?method=password`, {
+      body: { username: 'pr-query-user', password: 'pr-query-password-1' }, expectStatus: 200,
+    });
+    expect((await groups(again.body.data.token as string)).domain.isPassing).toBe(false);
+  });
+
+  it('shows an identity\'s posture data on the management API', async () => {
+    const { user, check } = await guarded('pr-data');
+    const apiSession = (await f.c.http.get(`${C}/current-api-session`, { session: user.token, expectStatus: 200 })).body.data.id as string;
+    await respond(user.token, 'posture-response-bulk', [
+      { id: 'os-check', typeId: 'OS', type: 'Windows', version: '10.0.19041', build: '19041' },
+      { id: check, typeId: 'DOMAIN', domain: 'corp.example' },
+      { id: 'mac-check', typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'] },
+      { id: 'proc-check', typeId: 'PROCESS', path: '/usr/bin/agent', isRunning: true, hash: 'abc', signerFingerprints: ['f1'] },
+      { id: 'state', typeId: 'ENDPOINT_STATE', woken: true },
+    ], 200);
+    const d = (await api.get(`/identities/${user.id}/posture-data`)).body.data;
+    expect(d.os).toMatchObject({ postureCheckId: 'os-check', timedOut: false, type: 'Windows', version: '10.0.19041', build: '19041' });
+    expect(d.domain).toMatchObject({ postureCheckId: check, domain: 'corp.example' });
+    expect(d.mac).toMatchObject({ postureCheckId: 'mac-check', addresses: ['aa:bb:cc:dd:ee:ff'] });
+    expect(d.processes).toEqual([expect.objectContaining({ postureCheckId: 'proc-check', isRunning: true, binaryHash: 'abc', signerFingerprints: ['f1'] })]);
+    expect(Date.parse(d.os.lastUpdatedAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect(d.apiSessionPostureData[apiSession]).toMatchObject({ mfa: { apiSessionId: apiSession, passedMfa: false } });
+    expect(Date.parse(d.apiSessionPostureData[apiSession].endpointState.wokenAt)).toBeGreaterThan(Date.now() - 60_000);
+
+    const fresh = await createPasswordIdentity(f.c, f.admin, 'pr-data-empty', 'pr-data-password-2');
+    const empty = (await api.get(`/identities/${fresh.id}/posture-data`)).body.data;
+    expect(empty).toMatchObject({ os: { type: '', version: '' }, domain: { domain: '' }, mac: { addresses: [] }, processes: [] });
+    expect(Object.keys(empty.apiSessionPostureData)).toHaveLength(1);
+    await api.get('/identities/no-such-identity/posture-data', 404);
+  });
+
+  it('passes an MFA posture query once the API session completed MFA, and says so in the posture data', async () => {
+    const { user, service } = await guarded('pr-mfa');
+    const mfa = await id('/posture-checks', { name: 'pr-mfa-check', typeId: 'MFA', timeoutSeconds: 600, roleAttributes: ['pr-mfa-only'] });
+    const policy = await id('/service-policies', {
+      name: 'pr-mfa-only-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#pr-mfa'], serviceRoles: ['#pr-mfa'], postureCheckRoles: ['#pr-mfa-only'],
+    });
+    await f.c.http.post(`${C}/current-identity/mfa`, { session: user.token, expectStatus: 201 });
+    const detail = await f.c.http.get(`${C}/current-identity/mfa`, { session: user.token, expectStatus: 200 });
+    const app = authenticatorFor(detail.body.data.provisioningUrl);
+    await f.c.http.post(`${C}/current-identity/mfa/verify`, { session: user.token, body: { code: await app.next() }, expectStatus: 200 });
+    const login = await f.c.http.post(`${C}/authenticate?method=password`, { body: { username: 'pr-mfa-user', password: 'pr-mfa-password-1' }, expectStatus: 200 });
+    const token = login.body.data.token as string;
+    await f.c.http.post(`${C}/authenticate/mfa`, { session: token, body: { code: await app.next() }, expectStatus: 200 });
+
+    const queries = (await f.c.http.get(`${C}/services/${service}`, { session: token, expectStatus: 200 })).body.data.postureQueries;
+    expect(queries.find((g: { policyId: string }) => g.policyId === policy)).toMatchObject({
+      isPassing: true, postureQueries: [{ id: mfa, isPassing: true, timeoutRemaining: 600 }],
+    });
+    await dial(token, service, 201);
+    const data = (await api.get(`/identities/${user.id}/posture-data`)).body.data;
+    expect(data.apiSessionPostureData[login.body.data.id]).toMatchObject({ mfa: { passedMfa: true } });
+    expect(Date.parse(data.apiSessionPostureData[login.body.data.id].mfa.passedAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 });

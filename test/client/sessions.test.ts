@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { useController, type ControllerFixture } from '../support/controller.js';
 import { adminApi } from '../support/admin-api.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
+import { eventually } from '../support/eventually.js';
 
 const C = '/edge/client/v1';
 let f: ControllerFixture;
@@ -14,14 +15,6 @@ useController((fx) => { f = fx; });
 const api = adminApi(() => f.c, () => f.admin);
 const id = async (path: string, body: unknown) => (await api.post(path, body)).body.data.id as string;
 
-/** Waits until `probe` resolves true (events are asynchronous). */
-async function eventually(probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 const gone = (sessionId: string) => async () => (await f.c.http.get(`/edge/management/v1/sessions/${sessionId}`, { session: f.admin })).status === 404;
 
 const createSession = (token: string, body: unknown, expectStatus = 201, skipValidation = false) =>

@@ -95,5 +95,20 @@ describe('data integrity', () => {
     expect((await finished()).results.filter((r: { description: string }) => r.description.includes(session))).toEqual([expect.objectContaining({ fixed: true })]);
     await get(`/sessions/${session}`, 404);
   });
-});
 
+  it('finds terminators whose router is gone, and deletes them when fixing', async () => {
+    const svc = (await post('/services', { name: 'integrity-term-svc', encryptionRequired: true })).body.data.id;
+    const router = (await post('/transit-routers', { name: 'integrity-term-tr' })).body.data.id;
+    const terminator = (await post('/terminators', { service: svc, router, binding: 'edge', address: 'a' })).body.data.id;
+    await sql(`DELETE FROM "${c.prefix}_identity".routers WHERE id = $1`, [router]);
+
+    await post('/database/check-data-integrity', {}, 202);
+    const about = (r: { results: Array<{ description: string }> }) => r.results.filter((x) => x.description.includes(terminator));
+    expect(about(await finished())).toEqual([expect.objectContaining({ fixed: false, description: expect.stringContaining(router) })]);
+    await get(`/terminators/${terminator}`);
+
+    await post('/database/fix-data-integrity', {}, 202);
+    expect(about(await finished())).toEqual([expect.objectContaining({ fixed: true })]);
+    await get(`/terminators/${terminator}`, 404);
+  });
+});

@@ -47,6 +47,7 @@ import { registerEnrollRoutes } from './routes/client/enroll/routes.js';
 import { registerCaRoutes } from './routes/management/cas/routes.js';
 import { registerClientSessionRoutes } from './routes/client/sessions/routes.js';
 import { registerSessionManagementRoutes } from './routes/management/sessions/routes.js';
+import { registerTerminatorRoutes } from './routes/management/terminators/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -111,6 +112,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerConfigTypeRoutes(route, MANAGEMENT_BASE, clients);
   registerConfigRoutes(route, MANAGEMENT_BASE, clients);
   registerServiceRoutes(route, MANAGEMENT_BASE, clients);
+  registerTerminatorRoutes(route, MANAGEMENT_BASE, clients);
   registerServicePolicyRoutes(route, MANAGEMENT_BASE, clients);
   registerEdgeRouterPolicyRoutes(route, MANAGEMENT_BASE, clients);
   registerServiceEdgeRouterPolicyRoutes(route, MANAGEMENT_BASE, clients);

@@ -8,7 +8,6 @@
  */
 import type { Bus, Subscription } from '@edge/bus';
 import { runInBackground } from '@edge/lifecycle';
-import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { Session } from './domain/session.js';
 import type { SessionPeers } from './peers.js';
@@ -68,8 +67,14 @@ export async function reconcile(records: SessionRecords, peers: SessionPeers, se
   return records.deleteOf({ ids: stale.map((s) => s.id) });
 }
 
+/** What else ends with an API session or a service (posture data, terminators); idempotent. */
+export interface EndingHooks {
+  apiSessionEnded?(id: string): Promise<unknown>;
+  serviceDeleted?(id: string): Promise<unknown>;
+}
+
 /** Starts the consumers; the caller unsubscribes them on stop. */
-export async function startSessionConsumers(bus: Bus, records: SessionRecords, peers: SessionPeers, log: Logger, onApiSessionEnded: (id: string) => Promise<void> = async () => undefined): Promise<Subscription[]> {
+export async function startSessionConsumers(bus: Bus, records: SessionRecords, peers: SessionPeers, log: Logger, hooks: EndingHooks = {}): Promise<Subscription[]> {
   const withId = (subject: string, handle: (id: string) => Promise<number>) =>
     bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
@@ -84,7 +89,7 @@ export async function startSessionConsumers(bus: Bus, records: SessionRecords, p
   const all = () => records.all().then((sessions) => reconcile(records, peers, sessions));
   return [
     await withId(Subjects.apiSessionDeleted, async (apiSessionId) => {
-      await onApiSessionEnded(apiSessionId);
+      await hooks.apiSessionEnded?.(apiSessionId);
       return records.deleteOf({ apiSessionId });
     }),
     await withId(Subjects.identityDeleted, async (identityId) => {
@@ -92,7 +97,10 @@ export async function startSessionConsumers(bus: Bus, records: SessionRecords, p
       return records.deleteOf({ identityId });
     }),
     await withId(Subjects.identityDisabled, endOf((identityId) => ({ identityId }))),
-    await withId(Subjects.serviceDeleted, endOf((serviceId) => ({ serviceId }))),
+    await withId(Subjects.serviceDeleted, async (serviceId) => {
+      await hooks.serviceDeleted?.(serviceId);
+      return records.deleteOf({ serviceId });
+    }),
     await withId(Subjects.identityUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.identityId === id))),
     await withId(Subjects.serviceUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.serviceId === id))),
     ...(await Promise.all(Subjects.accessChanges.map((subject) => withId(subject, all)))),
@@ -100,12 +108,15 @@ export async function startSessionConsumers(bus: Bus, records: SessionRecords, p
 }
 
 /**
- * Reconciles every session in the background at start-up, retried while the services it asks
- * are not reachable yet. Returns the function that cancels it.
+ * Runs `sweep` in the background at start-up, retried while the services it asks are not
+ * reachable yet. Returns the function that cancels it.
  */
-export function scheduleSweep(records: SessionRecords, peers: SessionPeers, log: Logger): () => void {
-  return runInBackground(async () => {
-    const ended = await reconcile(records, peers, await records.all(), { apiSessions: true });
-    if (ended > 0) log.info({ ended }, 'sessions ended by the start-up sweep');
-  }, { what: 'session sweep at start-up', log });
+export function scheduleSweep(sweep: () => Promise<void>, log: Logger): () => void {
+  return runInBackground(sweep, { what: 'sweep at start-up', log });
+}
+
+/** Ends every session that should have ended while no replica ran. */
+export async function sweepSessions(records: SessionRecords, peers: SessionPeers, log: Logger): Promise<void> {
+  const ended = await reconcile(records, peers, await records.all(), { apiSessions: true });
+  if (ended > 0) log.info({ ended }, 'sessions ended by the start-up sweep');
 }

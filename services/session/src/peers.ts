@@ -89,11 +89,29 @@ export function createSessionPeers(clients: {
       };
     },
 
+    /** A service by id (name only); undefined when it does not exist. */
+    async service(id: string): Promise<{ id: string; name: string } | undefined> {
+      const s = await orMissing(policy.getService({ id, configTypes: [] }));
+      return s && { id: s.id, name: s.name };
+    },
+
+    /** An edge or transit router by id; undefined when neither exists. */
+    async router(id: string): Promise<{ id: string; name: string; kind: 'edge' | 'transit' } | undefined> {
+      for (const kind of ['edge', 'transit'] as const) {
+        const r = await orMissing(identity.getRouter({ kind, id }));
+        if (r) return { id: r.id, name: r.name, kind };
+      }
+      return undefined;
+    },
+
+    /** The posture checks of `ids` that exist, read in one list call per 500. */
     async postureChecks(ids: string[]): Promise<Map<string, PostureCheckDef>> {
       const out = new Map<string, PostureCheckDef>();
-      for (const id of new Set(ids)) {
-        const c = await orMissing(policy.getPostureCheck({ id }));
-        if (c) out.set(id, { id: c.id, name: c.name, typeId: c.typeId, data: JSON.parse(c.dataJson || '{}') as Record<string, unknown> });
+      const unique = [...new Set(ids)];
+      for (let i = 0; i < unique.length; i += PAGE) {
+        const filter = `id in [${unique.slice(i, i + PAGE).map((id) => JSON.stringify(id)).join(', ')}]`;
+        const page = await policy.listPostureChecks({ query: { ...everything(0), filter } });
+        for (const c of page.postureChecks) out.set(c.id, { id: c.id, name: c.name, typeId: c.typeId, data: JSON.parse(c.dataJson || '{}') as Record<string, unknown> });
       }
       return out;
     },
@@ -130,10 +148,20 @@ export function createSessionPeers(clients: {
       return (await orMissing(auth.getApiSession({ id }))) !== undefined;
     },
 
-    /** Whether the API session completed MFA (the MFA posture check). */
-    async mfaCompleted(id: string): Promise<boolean> {
+    /** The identity's current API sessions, with when each passed MFA. */
+    async apiSessionsOf(identityId: string): Promise<Array<{ id: string; mfaPassedAt?: Date }>> {
+      const sessions = await allPages(async (query) => {
+        const p = await auth.listApiSessions({ query: { ...query, filter: `identity = ${JSON.stringify(identityId)}` } });
+        return { items: p.apiSessions, total: Number(p.meta?.totalCount ?? 0) };
+      });
+      return sessions.map((s) => ({ id: s.id, mfaPassedAt: s.isMfaRequired && s.isMfaComplete ? new Date(s.updatedAt) : undefined }));
+    },
+
+    /** When the API session completed MFA (the MFA posture check); undefined when it did not, or is gone. */
+    async mfaPassedAt(id: string): Promise<Date | undefined> {
       const s = await orMissing(auth.getApiSession({ id }));
-      return s !== undefined && s.isMfaRequired && s.isMfaComplete;
+      // The session is last updated when MFA completes (activity is kept apart).
+      return s?.isMfaRequired && s.isMfaComplete ? new Date(s.updatedAt) : undefined;
     },
   };
 }

@@ -31,6 +31,12 @@ export function createPostureStore(db: Kysely<SessionDb>) {
       });
     },
 
+    /** What every API session of the identity has reported. */
+    async ofIdentity(identityId: string): Promise<Array<{ apiSessionId: string; data: PostureData; updatedAt: Date }>> {
+      const rows = await db.selectFrom('posture_data').selectAll().where('identity_id', '=', identityId).orderBy('updated_at').execute();
+      return rows.map((r) => ({ apiSessionId: r.api_session_id, data: (r.data as PostureData) ?? {}, updatedAt: r.updated_at }));
+    },
+
     async deleteOf(apiSessionId: string): Promise<void> {
       await db.deleteFrom('posture_data').where('api_session_id', '=', apiSessionId).execute();
     },

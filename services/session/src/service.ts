@@ -15,13 +15,16 @@ import { createSessionRecords } from './session-store.js';
 import { createSessionPeers } from './peers.js';
 import { createSessions } from './sessions.js';
 import { createSessionRpcHandlers } from './session-grpc.js';
-import { scheduleSweep, staleSessions, startSessionConsumers } from './events.js';
+import { scheduleSweep, staleSessions, startSessionConsumers, sweepSessions } from './events.js';
+import { createTerminatorRecords } from './terminator-store.js';
+import { createTerminators } from './terminators.js';
+import { createTerminatorRpcHandlers } from './terminator-grpc.js';
+import { staleTerminators, startTerminatorConsumers, sweepTerminators } from './terminator-events.js';
 import { createIntegrityRuns } from './integrity.js';
 import { createSnapshot } from './snapshot.js';
 import { createServiceMarkers } from './service-markers.js';
 import { createPostureStore } from './posture-store.js';
-import { applyPostureResponse } from './domain/posture-response.js';
-import type { PostureData } from './domain/posture.js';
+import { createPostureRpcHandlers } from './posture-grpc.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -64,21 +67,41 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
       const posture = createPostureStore(db);
       // What the endpoint reported, plus MFA completed on the API session (as OpenZiti's MFA check).
       const postureData = async (apiSessionId: string) => {
-        const [data, mfa] = await Promise.all([posture.get(apiSessionId), peers.mfaCompleted(apiSessionId)]);
-        return mfa ? { ...data, mfa: { passedAt: new Date() } } : data;
+        const [data, passedAt] = await Promise.all([posture.get(apiSessionId), peers.mfaPassedAt(apiSessionId)]);
+        return passedAt ? { ...data, mfa: { passedAt } } : data;
       };
       const sessions = createSessions({ records, peers, postureData, log });
 
-      const subscriptions = await startSessionConsumers(bus, records, peers, log, (id) => posture.deleteOf(id));
+      const terminatorRecords = createTerminatorRecords(db);
+      const terminators = createTerminators({ records: terminatorRecords, peers, log });
+
+      const subscriptions = [
+        ...(await startSessionConsumers(bus, records, peers, log, {
+          apiSessionEnded: (id) => posture.deleteOf(id),
+          serviceDeleted: (id) => terminatorRecords.deleteOf({ serviceId: id }),
+        })),
+        ...(await startTerminatorConsumers(bus, terminatorRecords, log)),
+      ];
       stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
       // React, then reconcile: the peers may start after this service, so in the background.
-      stack.defer(scheduleSweep(records, peers, log));
+      stack.defer(scheduleSweep(async () => {
+        await sweepSessions(records, peers, log);
+        await sweepTerminators(terminatorRecords, peers, log);
+      }, log));
 
-      // The session service's own check: sessions whose API session, identity or access is gone.
+      // The session service's own check: sessions whose API session, identity or access is gone,
+      // terminators whose service or router is gone.
       const ownCheck = async (fix: boolean) => {
         const stale = await staleSessions(peers, await records.all(), { apiSessions: true });
-        if (fix) await records.deleteOf({ ids: stale.map((s) => s.id) });
-        return stale.map((s) => ({ description: `session: session ${s.id} remains although ${s.why}`, fixed: fix }));
+        const staleT = await staleTerminators(peers, await terminatorRecords.all());
+        if (fix) {
+          await records.deleteOf({ ids: stale.map((s) => s.id) });
+          await terminatorRecords.deleteOf({ ids: staleT.map((t) => t.id) });
+        }
+        return [
+          ...stale.map((s) => ({ description: `session: session ${s.id} remains although ${s.why}`, fixed: fix })),
+          ...staleT.map((t) => ({ description: `terminator: terminator ${t.id} remains although ${t.why}`, fixed: fix })),
+        ];
       };
       const integrity = createIntegrityRuns(db, [
         ...Object.values(checkers).map((c) => async (fix: boolean) => (await c.checkIntegrity({ fix })).issues),
@@ -90,13 +113,8 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
       server.add<SessionServiceHandlers>(contracts.session(), {
         ...createSessionHandlers(createSessionStore(db)),
         ...createSessionRpcHandlers(sessions, records),
-        async SubmitPostureResponses(req) {
-          const responses = req.responsesJson.map((j) => JSON.parse(j) as unknown);
-          // Checked before anything is stored, so a bad bulk body changes nothing.
-          responses.reduce<PostureData>((d, r, i) => applyPostureResponse(d, r, req.bulk ? `[${i}]` : ''), {});
-          await posture.update(req.apiSessionId, req.identityId, (d) => responses.reduce<PostureData>((acc, r) => applyPostureResponse(acc, r), d));
-          return { servicesJson: [] };
-        },
+        ...createTerminatorRpcHandlers(terminators),
+        ...createPostureRpcHandlers({ posture, peers, postureData }),
         async ObserveServiceList(req) {
           return { lastChangeAt: (await markers.observe(req.identityId, req.digest)).toISOString() };
         },

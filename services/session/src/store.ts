@@ -4,6 +4,7 @@
 import type { IntegrityRunsTable } from './integrity.js';
 import type { ServiceMarkersTable } from './service-markers.js';
 import type { PostureDataTable } from './posture-store.js';
+import type { TerminatorsTable } from './terminator-store.js';
 import type { ColumnType, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { notFound } from '@edge/errors';
@@ -30,6 +31,7 @@ export interface SessionDb {
   failed_service_requests: FailedServiceRequestsTable;
   service_markers: ServiceMarkersTable;
   posture_data: PostureDataTable;
+  terminators: TerminatorsTable;
 }
 
 export type ControllerRow = Selectable<ControllersTable>;

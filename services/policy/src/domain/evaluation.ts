@@ -16,7 +16,8 @@ export interface GrantingPolicy {
 /**
  * One posture query of a check. Posture data lives with sessions (the session service), so
  * the policy service cannot tell whether a query passes: it reports it as not passing, and a
- * policy without checks as passing. A posture-data seam can refine `isPassing` later.
+ * policy without checks as passing. The client API asks the session service for the caller's
+ * API session and fills in `isPassing` and `timeoutRemaining`.
  */
 export function postureQuery(check: PostureCheck): Json {
   const base: Json = {

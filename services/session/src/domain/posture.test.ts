@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPasses, evaluatePosture, versionMatches, type PostureCheckDef } from './posture.js';
+import { checkPasses, evaluatePosture, queryState, versionMatches, type PostureCheckDef } from './posture.js';
 
 const domain: PostureCheckDef = { id: 'd', name: 'domain', typeId: 'DOMAIN', data: { domains: ['Corp.Example'] } };
 const mac: PostureCheckDef = { id: 'm', name: 'mac', typeId: 'MAC', data: { macAddresses: ['AA:BB:CC:DD:EE:FF'] } };
@@ -28,5 +28,13 @@ describe('posture evaluation', () => {
     const refused = evaluatePosture([strict, bind], 'Dial', checks, { domain: 'corp.example' });
     expect(refused.passed).toBe(false);
     expect(refused.failures).toEqual([{ policyId: 'p1', policyName: 'strict', checks: [{ postureCheckId: 'm', postureCheckName: 'mac', postureCheckType: 'MAC' }] }]);
+  });
+
+  it('reports a query\'s state, with a timeout only for MFA checks', () => {
+    const mfa: PostureCheckDef = { id: 'x', name: 'mfa', typeId: 'MFA', data: { timeoutSeconds: 120 } };
+    expect(queryState(domain, { domain: 'corp.example' })).toEqual({ isPassing: true, timeoutRemaining: -1 });
+    expect(queryState(mfa, {})).toEqual({ isPassing: false, timeoutRemaining: 0 });
+    expect(queryState(mfa, { mfa: { passedAt: new Date() } })).toEqual({ isPassing: true, timeoutRemaining: 120 });
+    expect(queryState(undefined, {})).toEqual({ isPassing: false, timeoutRemaining: -1 });
   });
 });

@@ -21,12 +21,21 @@ export interface GrantingPolicy {
   checkIds: string[];
 }
 
+/** Which check a report answered, and when (ISO time). */
+export interface Reported {
+  postureCheckId: string;
+  lastUpdatedAt: string;
+}
+
 /** What an API session has reported about its endpoint (posture responses). */
 export interface PostureData {
-  os?: { type: string; version: string };
+  os?: { type: string; version: string; build?: string };
   domain?: string;
   macAddresses?: string[];
-  processes?: Array<{ path: string; isRunning: boolean; hash?: string; signerFingerprints?: string[] }>;
+  processes?: Array<{ path: string; isRunning: boolean; hash?: string; signerFingerprints?: string[] } & Partial<Reported>>;
+  /** The report behind `os`, `domain` and `macAddresses`, by type (OS, DOMAIN, MAC). */
+  reported?: Partial<Record<'OS' | 'DOMAIN' | 'MAC', Reported>>;
+  endpointState?: { wokenAt?: string; unlockedAt?: string };
   mfa?: { passedAt?: Date };
 }
 
@@ -132,4 +141,23 @@ export function evaluatePosture(policies: readonly GrantingPolicy[], type: Sessi
     else failures.push({ policyId: p.id, policyName: p.name, checks: failed });
   }
   return { passed: ofType.length === 0 || passingPolicyIds.length > 0, passingPolicyIds, failures };
+}
+
+/** A posture query as a client sees it for its API session. */
+export interface QueryState {
+  isPassing: boolean;
+  /** Seconds until the query must be answered again; -1 when it never times out. */
+  timeoutRemaining: number;
+}
+
+/**
+ * The state of one posture query against an API session's data. Only MFA checks time out; MFA
+ * re-prompts (on timeout, wake or unlock) are not enforced, so a passing one keeps its whole
+ * timeout. An unknown check does not pass.
+ */
+export function queryState(check: PostureCheckDef | undefined, data: PostureData): QueryState {
+  if (!check) return { isPassing: false, timeoutRemaining: -1 };
+  const isPassing = checkPasses(check, data);
+  const timeout = check.typeId === 'MFA' && typeof check.data.timeoutSeconds === 'number' ? check.data.timeoutSeconds : -1;
+  return { isPassing, timeoutRemaining: timeout < 0 ? -1 : isPassing ? timeout : 0 };
 }

@@ -2,7 +2,9 @@
  * Client `/services`: the services the caller may dial or bind. The gateway reads the caller's
  * role attributes from the identity service (their owner) and asks the policy service to
  * evaluate its policies for them; the configs of the types the API session asked for at login
- * and of the `configTypes` parameter come with each service.
+ * and of the `configTypes` parameter come with each service, and the posture queries say whether
+ * they pass for the caller's API session. `/services/{id}/terminators`: where
+ * a visible service is hosted.
  */
 import { ok } from '@edge/envelope';
 import type { Clients } from '../../../clients.js';
@@ -10,7 +12,9 @@ import type { Principal } from '../../../http/session-cache.js';
 import type { Router } from '../../../http/route.js';
 import { idParam } from '../../shared/entity.js';
 import { listBody, listQuery } from '../../shared/list.js';
-import { configTypesParam, renderService } from '../../management/services/map.js';
+import { configTypesParam, renderClientService } from '../../management/services/map.js';
+import { renderClientTerminator } from '../../management/terminators/map.js';
+import { postureStates } from './posture.js';
 
 /** Who is asking, as the policy service evaluates it. */
 export async function caller(clients: Clients, principal: Principal | undefined, configTypes: string[]) {
@@ -31,12 +35,21 @@ export function registerClientServiceRoutes(route: Router, base: string, clients
   route('GET', url, 'session', async (req, principal) => {
     const who = await caller(clients, principal, configTypesParam(req));
     const page = await clients.policy.listServicesForIdentity({ ...who, query: listQuery(req) });
-    return { body: listBody(page.services.map(renderService), page.meta) };
+    const states = await postureStates(clients, principal!.apiSession!.id, page.services);
+    return { body: listBody(page.services.map((s) => renderClientService(s, states)), page.meta) };
   });
 
   route('GET', `${url}/:id`, 'session', async (req, principal) => {
     const who = await caller(clients, principal, configTypesParam(req));
     const service = await clients.policy.getServiceForIdentity({ ...who, serviceId: idParam(req.params) });
-    return { body: ok(renderService(service)) };
+    return { body: ok(renderClientService(service, await postureStates(clients, principal!.apiSession!.id, [service]))) };
+  });
+
+  // Only for a service the caller may see: any other is NOT_FOUND, as an unknown one.
+  route('GET', `${url}/:id/terminators`, 'session', async (req, principal) => {
+    const who = await caller(clients, principal, []);
+    const service = await clients.policy.getServiceForIdentity({ ...who, serviceId: idParam(req.params) });
+    const page = await clients.session.listTerminators({ query: listQuery(req), serviceId: service.id });
+    return { body: listBody(page.terminators.map(renderClientTerminator), page.meta) };
   });
 }

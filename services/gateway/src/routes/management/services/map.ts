@@ -26,14 +26,43 @@ export function configTypesParam(req: FastifyRequest): string[] {
   return values.filter((v): v is string => typeof v === 'string').flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 }
 
+/** A posture query group of a service: the granting policy and the queries of its checks. */
+interface PostureQueryGroup {
+  policyId: string;
+  isPassing: boolean;
+  postureQueries: Array<{ id: string; isPassing: boolean; timeoutRemaining: number }>;
+}
+
+/** The state of a posture query for the caller's API session. */
+export interface QueryState {
+  isPassing: boolean;
+  timeoutRemaining: number;
+}
+
+/** The posture query groups a service carries (empty when broken). */
+export function postureQueryGroups(s: policy.Service__Output): PostureQueryGroup[] {
+  try {
+    const groups: unknown = JSON.parse(s.postureQueriesJson || '[]');
+    return Array.isArray(groups) ? (groups as PostureQueryGroup[]) : [];
+  } catch {
+    return [];
+  }
+}
+
 /** `serviceDetail`. */
 export function renderService(s: policy.Service__Output) {
-  let postureQueries: unknown[] = [];
-  try {
-    postureQueries = JSON.parse(s.postureQueriesJson || '[]') as unknown[];
-  } catch {
-    postureQueries = [];
-  }
+  return renderServiceWith(s, undefined);
+}
+
+/**
+ * `serviceDetail` as a client sees it: each posture query says whether it passes for the
+ * caller's API session, and a policy passes when all its queries do.
+ */
+export function renderClientService(s: policy.Service__Output, states: ReadonlyMap<string, QueryState>) {
+  return renderServiceWith(s, states);
+}
+
+function renderServiceWith(s: policy.Service__Output, states: ReadonlyMap<string, QueryState> | undefined) {
   return {
     ...baseEntity(s, 'services', LINKS),
     name: s.name,
@@ -44,15 +73,14 @@ export function renderService(s: policy.Service__Output) {
     encryptionRequired: s.encryptionRequired,
     maxIdleTimeMillis: Number(s.maxIdleTimeMillis),
     permissions: s.permissions,
-    postureQueries: postureQueries.map(withQueryLinks),
+    postureQueries: postureQueryGroups(s).map((g) => withQueryState(g, states)),
   };
 }
 
-/** Posture queries carry the links of the posture checks they come from. */
-function withQueryLinks(p: unknown) {
-  const entry = p as { postureQueries?: Array<{ id: string }> };
-  return {
-    ...entry,
-    postureQueries: (entry.postureQueries ?? []).map((q) => ({ ...q, _links: { self: { href: `./posture-checks/${q.id}` } } })),
-  };
+/** Posture queries carry the links of the posture checks they come from, and their state when known. */
+function withQueryState(group: PostureQueryGroup, states: ReadonlyMap<string, QueryState> | undefined) {
+  const postureQueries = (group.postureQueries ?? []).map((q) => ({
+    ...q, ...states?.get(q.id), _links: { self: { href: `./posture-checks/${q.id}` } },
+  }));
+  return { ...group, ...(states ? { isPassing: postureQueries.every((q) => q.isPassing) } : {}), postureQueries };
 }

@@ -1,6 +1,7 @@
 /**
- * Management `/sessions` (every identity's sessions: list, read, delete, route path) and
- * `/identities/{id}/failed-service-requests` (session requests refused by posture checks).
+ * Management `/sessions` (every identity's sessions: list, read, delete, route path),
+ * `/identities/{id}/failed-service-requests` (session requests refused by posture checks) and
+ * `/identities/{id}/posture-data` (what the identity's endpoints reported).
  */
 import { empty, ok } from '@edge/envelope';
 import type { Clients } from '../../../clients.js';
@@ -39,5 +40,12 @@ export function registerSessionManagementRoutes(route: Router, base: string, cli
     await clients.identity.getIdentity({ id });
     const r = await clients.session.listFailedServiceRequests({ identityId: id });
     return { body: ok(r.failedServiceRequestsJson.map((j) => JSON.parse(j) as unknown)) };
+  });
+
+  route('GET', `${base}/identities/:id/posture-data`, 'admin', async (req) => {
+    const id = idParam(req.params);
+    await clients.identity.getIdentity({ id });
+    const r = await clients.session.getIdentityPostureData({ identityId: id });
+    return { body: ok(JSON.parse(r.postureDataJson) as unknown) };
   });
 }

@@ -1,0 +1,44 @@
+/**
+ * gRPC handlers of posture data: responses an endpoint submits, the state of posture queries for
+ * an API session, and an identity's posture data.
+ */
+import type { session as pb } from '@edge/proto';
+import { applyPostureResponse } from './domain/posture-response.js';
+import { identityPostureData } from './domain/posture-data.js';
+import { queryState, type PostureData } from './domain/posture.js';
+import type { SessionPeers } from './peers.js';
+import type { PostureStore } from './posture-store.js';
+
+export interface PostureDeps {
+  posture: PostureStore;
+  peers: Pick<SessionPeers, 'postureChecks' | 'apiSessionsOf'>;
+  /** What the API session reported, with its MFA state. */
+  postureData(apiSessionId: string): Promise<PostureData>;
+}
+
+export function createPostureRpcHandlers({ posture, peers, postureData }: PostureDeps) {
+  return {
+    async SubmitPostureResponses(req: pb.SubmitPostureResponsesRequest__Output): Promise<pb.PostureResponseResult> {
+      const responses = req.responsesJson.map((j) => JSON.parse(j) as unknown);
+      // Checked before anything is stored, so a bad bulk body changes nothing.
+      responses.reduce<PostureData>((d, r, i) => applyPostureResponse(d, r, req.bulk ? `[${i}]` : ''), {});
+      const now = new Date().toISOString();
+      await posture.update(req.apiSessionId, req.identityId, (d) => responses.reduce<PostureData>((acc, r) => applyPostureResponse(acc, r, '', now), d));
+      // Timeouts are not moved by responses here (no MFA re-prompts), so no service changes.
+      return { servicesJson: [] };
+    },
+
+    async EvaluatePostureQueries(req: pb.EvaluatePostureQueriesRequest__Output): Promise<pb.EvaluatePostureQueriesResponse> {
+      if (req.postureCheckIds.length === 0) return { queries: [] };
+      const [checks, data] = await Promise.all([peers.postureChecks(req.postureCheckIds), postureData(req.apiSessionId)]);
+      return {
+        queries: [...new Set(req.postureCheckIds)].map((id) => ({ postureCheckId: id, ...queryState(checks.get(id), data) })),
+      };
+    },
+
+    async GetIdentityPostureData(req: pb.IdentityPostureDataRequest__Output): Promise<pb.IdentityPostureData> {
+      const [reports, apiSessions] = await Promise.all([posture.ofIdentity(req.identityId), peers.apiSessionsOf(req.identityId)]);
+      return { postureDataJson: JSON.stringify(identityPostureData(reports, apiSessions)) };
+    },
+  };
+}
