@@ -2,6 +2,12 @@
  * Bulk writes in bounded statements: Postgres takes at most 65535 parameters per statement, and
  * very large statements are slow to plan, so rows go in chunks.
  */
+import { sql, type Kysely } from 'kysely';
+
+/** Refreshes the planner's statistics of tables just filled in bulk, so the next queries plan well. */
+export async function analyzeTables(db: Kysely<any>, schema: string, tables: readonly string[]): Promise<void> {
+  for (const t of tables) await sql`analyze ${sql.id(schema, t)}`.execute(db);
+}
 
 /** Calls `write` with consecutive slices of `rows` of at most `size` rows, one after another. */
 export async function inChunks<T>(rows: readonly T[], write: (chunk: T[]) => Promise<unknown>, size = 500): Promise<void> {

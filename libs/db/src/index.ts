@@ -7,4 +7,4 @@ export { createDb, dropSchema } from './db.js';
 export { migrate } from './migrate.js';
 export { isUniqueViolation, isForeignKeyViolation, type ConstraintViolation } from './errors.js';
 export { quoteSchemaName } from './schema-name.js';
-export { inChunks } from './chunks.js';
+export { analyzeTables, inChunks } from './chunks.js';

@@ -103,17 +103,28 @@ type AnySelect = SelectQueryBuilder<any, any, any>;
 
 /**
  * Runs a plan over `from` (a `selectFrom` without selections): the page with the row shape
- * `select` gives it, and the total count under the same conditions.
+ * `select` gives it, and the total count under the same conditions. By default the two are separate statements (so a
+ * page of a large table can stop early on an index); with `inlineCount` the total rides on the
+ * page's rows as a window count, for queries whose every row must be computed anyway (an
+ * evaluation whose CTEs would otherwise run twice). An empty page past the end still counts.
  */
-export async function runList<O>(from: AnySelect, plan: ListPlan, select: (qb: AnySelect) => SelectQueryBuilder<never, never, O>): Promise<{ rows: O[]; total: number }> {
+export async function runList<O>(
+  from: AnySelect,
+  plan: ListPlan,
+  select: (qb: AnySelect) => SelectQueryBuilder<never, never, O>,
+  opts: { inlineCount?: boolean } = {},
+): Promise<{ rows: O[]; total: number }> {
   const filtered = plan.where ? from.where(plan.where) : from;
   let page = select(filtered) as unknown as AnySelect;
   for (const term of plan.orderBy) page = page.orderBy(term);
-  const [rows, count] = await Promise.all([
-    page.limit(plan.limit).offset(plan.offset).execute() as Promise<O[]>,
-    filtered.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow() as Promise<{ n: string | number }>,
-  ]);
-  return { rows, total: Number(count.n) };
+  const count = async () => Number((await (filtered.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow() as Promise<{ n: string | number }>)).n);
+  if (opts.inlineCount) {
+    const raw = await (page.select(sql<string>`count(*) over ()`.as('__total')).limit(plan.limit).offset(plan.offset).execute() as Promise<Array<O & { __total: string }>>);
+    const total = raw.length > 0 ? Number(raw[0]!.__total) : plan.offset > 0 ? await count() : 0;
+    return { rows: raw.map(({ __total: _, ...row }) => row as O), total };
+  }
+  const [rows, total] = await Promise.all([page.limit(plan.limit).offset(plan.offset).execute() as Promise<O[]>, count()]);
+  return { rows, total };
 }
 
 /** The list parameters as they travel between services (edge.common.v1.ListQuery). */

@@ -4,7 +4,7 @@
  * Rows are validated as the API validates them; no events are published and no enrollments are
  * made, so imported edge routers start unenrolled.
  */
-import { createDb, type DbConnection } from '@edge/db';
+import { analyzeTables, createDb, type DbConnection } from '@edge/db';
 import { atPath } from '@edge/errors';
 import { newId } from '@edge/ids';
 import { DEFAULT_AUTH_POLICY_ID, validateIdentityInput, type IdentityInput } from './domain/identity.js';
@@ -61,6 +61,7 @@ export function planIdentityImport(data: { identities?: readonly BulkIdentity[];
       const db = createDb<IdentityDb>(conn, schema);
       await createIdentityStore(db).insertMany(identities);
       await createRouterStore(db).insertMany('edge', routers);
+      await analyzeTables(db, schema, ['identities', 'routers']);
       await db.destroy();
     },
   };

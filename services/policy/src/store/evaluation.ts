@@ -69,7 +69,7 @@ export function createEvaluationStore(db: PolicyKysely) {
     async list(caller: Caller, plan: ListPlan, policyType?: 'Dial' | 'Bind'): Promise<{ items: GrantedService[]; total: number }> {
       let from = withGrants(db, caller).selectFrom('services').innerJoin('grants', 'grants.service_id', 'services.id');
       if (policyType) from = from.where(sql<boolean>`${policyType}::text = any(grants.permissions)`);
-      const { rows, total } = await runList(from, plan, (qb) => qb.select(['services.id as id', 'grants.permissions as permissions', 'grants.policy_ids as policy_ids']));
+      const { rows, total } = await runList(from, plan, (qb) => qb.select(['services.id as id', 'grants.permissions as permissions', 'grants.policy_ids as policy_ids']), { inlineCount: true });
       const page = rows as GrantRow[];
       const found = await services.findMany(page.map((r) => r.id));
       return { items: granted(page, found), total };
