@@ -22,6 +22,7 @@ import { registerRevocationRoutes } from './routes/management/revocations/routes
 import { registerRelatedRoutes } from './routes/management/related/routes.js';
 import { registerSummaryRoutes } from './routes/management/summary/routes.js';
 import { registerControllerRoutes } from './routes/shared/controllers.js';
+import { registerNetworkJwtRoutes } from './routes/shared/network-jwts.js';
 import { registerServiceUpdateRoutes } from './routes/client/services/service-updates.js';
 import { registerPostureResponseRoutes } from './routes/client/posture/routes.js';
 import { registerDatabaseRoutes } from './routes/management/database/routes.js';
@@ -91,6 +92,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
     registerMfaRoutes(route, base, clients, cache);
     registerCurrentAuthenticatorRoutes(route, base, clients);
     registerControllerRoutes(route, base, clients);
+    registerNetworkJwtRoutes(route, base, clients);
   }
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityActionRoutes(route, MANAGEMENT_BASE, clients);

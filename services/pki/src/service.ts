@@ -21,6 +21,7 @@ import { createEnrollments } from './enrollments.js';
 import { scheduleOrphanSweep, startEnrollmentConsumers } from './events.js';
 import { createPkiHandlers } from './grpc.js';
 import { createIntegrityCheck } from './integrity.js';
+import { createNetworkTrustHandlers } from './network-trust-grpc.js';
 import { createEnrollmentPeers } from './peers.js';
 import { createRedeem } from './redeem.js';
 import { createStore, type PkiDb } from './store.js';
@@ -70,6 +71,7 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
         ...createPkiHandlers(pki, () => cas.trustedPem()),
         ...createCaHandlers(cas),
         ...createCaEnrollmentHandlers(),
+        ...createNetworkTrustHandlers(pki, config.http.advertisedAddress),
         ...createEnrollmentHandlers(enrollments, createRedeem({ store: enrollmentStore, pki, peers }), pki),
         CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
       });

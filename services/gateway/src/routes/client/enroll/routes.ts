@@ -24,6 +24,9 @@ const genericEnroll = z.object({
   password: z.string().max(100).optional(),
 });
 
+/** `nonceChallenge`. */
+const nonceChallenge = z.object({ keyId: z.string().min(1).max(200), nonce: z.string().uuid() });
+
 const query = (req: FastifyRequest) => req.query as Record<string, unknown>;
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
 
@@ -80,6 +83,12 @@ export function registerEnrollRoutes(route: Router, base: string, clients: Clien
     const body = parseBody(updbCredentials, req.body);
     await clients.pki.enrollUpdb({ token: text(query(req).token), password: body.password });
     return { body: empty() };
+  });
+
+  // nonceSignature is answered as it is, without the envelope (the spec's 200 schema).
+  route('POST', `${base}/enroll/challenge`, 'public', async (req) => {
+    const body = parseBody(nonceChallenge, req.body);
+    return { body: await clients.pki.signEnrollmentChallenge({ keyId: body.keyId, nonce: body.nonce }) };
   });
 
   route('GET', `${base}/enroll/jwks`, 'public', async () => {
