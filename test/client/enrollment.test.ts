@@ -159,7 +159,7 @@ describe('updb enrollment', () => {
     expect((await c.http.post(`${C}/enroll/updb?token=${updb.token}`, { body: { password: 'a-good-password' } })).body.error.code).toBe('INVALID_ENROLLMENT_TOKEN');
   });
 
-  it('refuses an ottca enrollment (no CAs) and removes the identity again', async () => {
+  it('refuses an ottca enrollment naming an unknown CA and removes the identity again', async () => {
     const r = await c.http.post(`${M}/identities`, { body: { name: 'ottca-user', type: 'User', isAdmin: false, enrollment: { ottca: 'ca1' } }, session: admin, expectStatus: 400 });
     expect(r.body.error).toMatchObject({ code: 'REFERENCED_ENTITY_NOT_FOUND', cause: { field: 'enrollment.ottca' } });
     const list = await c.http.get(`${M}/identities?filter=${encodeURIComponent('name = "ottca-user"')}`, { session: admin, expectStatus: 200 });

@@ -1,11 +1,13 @@
 /**
  * Redeeming enrollment tokens (OpenZiti's enrollment_mod_ott.go, enrollment_mod_updb.go,
- * enrollment_mod_erott.go): the token's enrollment is deleted and the credential it stood for
+ * enrollment_mod_erott.go, enrollment_mod_ottca.go): the token's enrollment is deleted and the credential it stood for
  * created in one step; if creating the credential fails, the token stays usable.
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { ZitiError } from '@edge/errors';
+import type { Cas } from './cas.js';
 import type { ControllerPki } from './controller-pki.js';
+import { certFailedValidation, checkOttCaUsable, issuedForClient, presentedChain } from './domain/ca-enrollment.js';
 import { joinPem } from './domain/ca-certs.js';
 import { issueFromCsr, parseCsr } from './domain/csr.js';
 import { checkRedeemable, hashEnrollmentToken, invalidToken } from './domain/enrollment.js';
@@ -34,6 +36,7 @@ export interface RedeemDeps {
   store: EnrollmentStore;
   pki: ControllerPki;
   peers: EnrollmentPeers;
+  cas: Pick<Cas, 'find'>;
 }
 
 /** The SHA-1 fingerprint of a certificate's DER in lower-case hex, as OpenZiti stores it. */
@@ -87,6 +90,21 @@ export function createRedeem(deps: RedeemDeps) {
         if (e.method === 'erott' || e.method === 'trott') return routerCertificates(e, r);
         // updb needs a password, ottca a CA-issued certificate: not this endpoint's methods
         throw new ZitiError('INVALID_ENROLL_METHOD', { causeMessage: `a ${e.method} enrollment cannot be completed with a CSR here` });
+      });
+    },
+
+    /**
+     * Redeems an ottca token with the client certificate presented at TLS: issued by the
+     * enrollment's CA (still verified and enabled for ottca), it becomes a cert authenticator.
+     */
+    ottCa(token: string, chainPem: string): Promise<void> {
+      return redeem(token, 'ottca', async (e) => {
+        const ca = e.caId ? await deps.cas.find(e.caId) : undefined;
+        if (!ca) throw invalidToken();
+        checkOttCaUsable(ca);
+        const chain = presentedChain(chainPem);
+        if (!issuedForClient(ca, chain)) throw certFailedValidation();
+        await peers.createCertAuthenticator(e.identityId!, chain[0]!.toString());
       });
     },
 
