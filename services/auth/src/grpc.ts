@@ -17,6 +17,7 @@ import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
 import { createMfaHandlers } from './grpc-mfa.js';
 import { createAuthenticatorHandlers } from './grpc-authenticator.js';
 import type { Authenticators } from './authenticators.js';
+import { createCertExtensionHandlers, type CertExtension } from './cert-extension.js';
 import { createExtJwtSignerHandlers } from './grpc-ext-jwt-signer.js';
 import type { ExtJwtSigners } from './ext-jwt-signers.js';
 import { createRevocationHandlers } from './grpc-revocation.js';
@@ -36,6 +37,7 @@ export interface HandlerDeps {
   mfaStore: MfaStore;
   identities: Identities;
   authenticators: Authenticators;
+  certExtension: CertExtension;
   signers: ExtJwtSigners;
   revocations: Revocations;
   timeoutMinutes: number;
@@ -94,6 +96,7 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
   return {
     ...createMfaHandlers(deps),
     ...createAuthenticatorHandlers(deps.authenticators, identities),
+    ...createCertExtensionHandlers(deps.certExtension),
     ...createExtJwtSignerHandlers(deps.signers),
     ...createRevocationHandlers(deps.revocations),
     ...createAuthPolicyHandlers(deps.policies),

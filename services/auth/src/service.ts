@@ -18,6 +18,7 @@ import { createAuthenticate } from './authenticate.js';
 import { bootstrapDefaultAdmin } from './bootstrap.js';
 import { authSettingChanged, startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
+import { createCertExtension } from './cert-extension.js';
 import { createAuthenticators } from './authenticators.js';
 import { createExtJwtVerifier } from './ext-jwt.js';
 import { createExtJwtSignerStore } from './ext-jwt-signer-store.js';
@@ -97,10 +98,12 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
       store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log, verifyExtJwt, revocations,
       matchCertificateCa: (certChainPem) => pki.matchCertificateCa({ certChainPem }),
     });
+    const authenticatorStore = createAuthenticatorStore(db);
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
       signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id), authSettingChanged(bus, 'external-jwt-signer')), revocations,
-      authenticators: createAuthenticators({ store: createAuthenticatorStore(db), identities, policies }),
+      authenticators: createAuthenticators({ store: authenticatorStore, identities, policies }),
+      certExtension: createCertExtension(authenticatorStore, (currentCertPem, csrPem) => pki.extendClientCertificate({ currentCertPem, csrPem })),
       enrolled: createEnrolledAuthenticators({ store, identities, policies }),
       checkIntegrity: createIntegrityCheck(store, identities, apiSessions),
       secondaryExtJwt: createSecondaryExtJwtCheck({ signers: signerStore, verify: verifyExtJwt, identities }),

@@ -27,6 +27,8 @@ export interface AuthenticatorsTable {
   is_extend_requested: Generated<boolean>;
   is_key_roll_requested: Generated<boolean>;
   extend_requested_at: Generated<Date | null>;
+  unverified_cert_pem: Generated<string | null>;
+  unverified_fingerprint: Generated<string | null>;
   tags: Generated<Json>;
   created_at: Timestamp;
   updated_at: Timestamp;

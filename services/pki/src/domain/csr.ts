@@ -77,7 +77,7 @@ export type IssuedUsage = 'client' | 'server';
  * (identities get CN = their id); a server certificate carries the DNS names and IP addresses
  * the CSR asks for, while URIs are never copied, so no one mints a SPIFFE id for themselves.
  */
-export async function issueFromCsr(issuer: Signer, csr: ParsedCsr, usage: IssuedUsage, subject?: string, now = new Date()): Promise<string> {
+export async function issueFromCsr(issuer: Signer, csr: ParsedCsr, usage: IssuedUsage, subject?: string | x509.Name, now = new Date()): Promise<string> {
   const crypto = nodeCrypto();
   const issuerCert = new x509.X509Certificate(issuer.certPem);
   const notAfter = new Date(now.getTime() + LIFETIMES.server);
