@@ -18,6 +18,7 @@ import { createMfaHandlers } from './grpc-mfa.js';
 import { createAuthenticatorHandlers } from './grpc-authenticator.js';
 import type { Authenticators } from './authenticators.js';
 import { createCertExtensionHandlers, type CertExtension } from './cert-extension.js';
+import type { createApiSessionCertificateHandlers } from './api-session-certificates.js';
 import { createExtJwtSignerHandlers } from './grpc-ext-jwt-signer.js';
 import type { ExtJwtSigners } from './ext-jwt-signers.js';
 import { createRevocationHandlers } from './grpc-revocation.js';
@@ -38,6 +39,7 @@ export interface HandlerDeps {
   identities: Identities;
   authenticators: Authenticators;
   certExtension: CertExtension;
+  apiSessionCertificates: ReturnType<typeof createApiSessionCertificateHandlers>;
   signers: ExtJwtSigners;
   revocations: Revocations;
   timeoutMinutes: number;
@@ -97,6 +99,7 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
     ...createMfaHandlers(deps),
     ...createAuthenticatorHandlers(deps.authenticators, identities),
     ...createCertExtensionHandlers(deps.certExtension),
+    ...deps.apiSessionCertificates,
     ...createExtJwtSignerHandlers(deps.signers),
     ...createRevocationHandlers(deps.revocations),
     ...createAuthPolicyHandlers(deps.policies),

@@ -19,6 +19,8 @@ import { bootstrapDefaultAdmin } from './bootstrap.js';
 import { authSettingChanged, startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
 import { createCertExtension } from './cert-extension.js';
+import { createApiSessionCertificateHandlers } from './api-session-certificates.js';
+import { createApiSessionCertificateStore } from './api-session-certificate-store.js';
 import { createAuthenticators } from './authenticators.js';
 import { createExtJwtVerifier } from './ext-jwt.js';
 import { createExtJwtSignerStore } from './ext-jwt-signer-store.js';
@@ -103,6 +105,9 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
       signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id), authSettingChanged(bus, 'external-jwt-signer')), revocations,
       authenticators: createAuthenticators({ store: authenticatorStore, identities, policies }),
+      apiSessionCertificates: createApiSessionCertificateHandlers(
+        createApiSessionCertificateStore(db), (csrPem, validSeconds) => pki.issueSessionCertificate({ csrPem, validSeconds }),
+      ),
       certExtension: createCertExtension(authenticatorStore, (currentCertPem, csrPem) => pki.extendClientCertificate({ currentCertPem, csrPem })),
       enrolled: createEnrolledAuthenticators({ store, identities, policies }),
       checkIntegrity: createIntegrityCheck(store, identities, apiSessions),

@@ -34,6 +34,19 @@ export interface AuthenticatorsTable {
   updated_at: Timestamp;
 }
 
+/** Row type of `api_session_certificates`. */
+export interface ApiSessionCertificatesTable {
+  id: string;
+  api_session_id: string;
+  subject: string;
+  fingerprint: string;
+  valid_from: Date;
+  valid_to: Date;
+  cert_pem: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 /** Row type of `api_sessions`. */
 export interface ApiSessionsTable {
   id: string;
@@ -75,6 +88,7 @@ export interface AuthDatabase {
   totp_tokens: TotpTokensTable;
   key_encryption: KeyEncryptionTable;
   auth_policies: AuthPoliciesTable;
+  api_session_certificates: ApiSessionCertificatesTable;
 }
 
 /** A new updb authenticator. */

@@ -45,6 +45,7 @@ import { registerRoleAttributeRoutes } from './routes/management/role-attributes
 import { registerRouterRoutes } from './routes/management/routers/routes.js';
 import { registerEnrollmentRoutes } from './routes/management/enrollments/routes.js';
 import { registerEnrollRoutes } from './routes/client/enroll/routes.js';
+import { registerApiSessionCertificateRoutes } from './routes/client/api-session-certificates/routes.js';
 import { registerCaRoutes } from './routes/management/cas/routes.js';
 import { registerClientSessionRoutes } from './routes/client/sessions/routes.js';
 import { registerSessionManagementRoutes } from './routes/management/sessions/routes.js';
@@ -122,6 +123,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);
   registerEnrollmentRoutes(route, MANAGEMENT_BASE, clients);
   registerEnrollRoutes(route, CLIENT_BASE, clients);
+  registerApiSessionCertificateRoutes(route, CLIENT_BASE, clients);
   registerCaRoutes(route, MANAGEMENT_BASE, clients);
   registerClientSessionRoutes(route, CLIENT_BASE, clients);
   registerSessionManagementRoutes(route, MANAGEMENT_BASE, clients);

@@ -11,7 +11,7 @@ import { createRpcClient, createRpcServer } from '@edge/rpc';
 import { resolveKek } from '@edge/key-encryption';
 import { createCaAutoEnrollment, createCaEnrollmentHandlers } from './ca-enroll.js';
 import { createCaHandlers } from './ca-grpc.js';
-import { createCertExtensionHandlers } from './cert-extension.js';
+import { createClientCertificateHandlers } from './client-certificates.js';
 import { createCaStore } from './ca-store.js';
 import { createCas } from './cas.js';
 import { createControllerPki, type ControllerPki } from './controller-pki.js';
@@ -75,7 +75,7 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
         ...createCaHandlers(cas),
         ...createCaEnrollmentHandlers(redeem, createCaAutoEnrollment(cas, peers)),
         ...createNetworkTrustHandlers(pki, config.http.advertisedAddress),
-        ...createCertExtensionHandlers(pki),
+        ...createClientCertificateHandlers(pki),
         ...createEnrollmentHandlers(enrollments, redeem, pki),
         CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
       });

@@ -1,11 +1,12 @@
 /**
- * Extending a client certificate the controller issued (OpenZiti's
- * AuthenticatorManager.ExtendCertForIdentity): a new certificate for the CSR's key, keeping the
- * current certificate's subject. The auth service decides whose certificate may be extended.
+ * Client certificates issued outside enrollment, for the auth service, which decides who gets
+ * them: extending one the controller issued (OpenZiti's AuthenticatorManager.ExtendCertForIdentity:
+ * a new certificate for the CSR's key with the current certificate's subject) and short-lived API
+ * session certificates (ApiSessionCertificateManager.CreateFromCSR: the CSR's subject).
  */
 import { X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { ZitiError } from '@edge/errors';
+import { ZitiError, fieldError } from '@edge/errors';
 import type { PkiServiceHandlers } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { ControllerPki } from './controller-pki.js';
@@ -26,14 +27,21 @@ function issuedHere(currentPem: string, intermediatePem: string): X509Certificat
   return current;
 }
 
-/** The ExtendClientCertificate handler. */
-export function createCertExtensionHandlers(pki: ControllerPki): Pick<AsyncHandlers<PkiServiceHandlers>, 'ExtendClientCertificate'> {
+/** The ExtendClientCertificate and IssueSessionCertificate handlers. */
+export function createClientCertificateHandlers(pki: ControllerPki): Pick<AsyncHandlers<PkiServiceHandlers>, 'ExtendClientCertificate' | 'IssueSessionCertificate'> {
   return {
     async ExtendClientCertificate(req) {
       const signers = await pki.enrollmentSigners();
       const current = issuedHere(req.currentCertPem, signers.intermediate.certPem);
       const csr = await parseCsr(req.csrPem, 'clientCertCsr');
       const clientCert = await issueFromCsr(signers.intermediate, csr, 'client', new x509.X509Certificate(current.raw).subjectName);
+      return { clientCert, ca: signers.caBundlePem };
+    },
+    async IssueSessionCertificate(req) {
+      const csr = await parseCsr(req.csrPem, 'csr');
+      if (!req.validSeconds) throw fieldError('validSeconds', 'must be positive', 0);
+      const signers = await pki.enrollmentSigners();
+      const clientCert = await issueFromCsr(signers.intermediate, csr, 'client', undefined, req.validSeconds * 1000);
       return { clientCert, ca: signers.caBundlePem };
     },
   };
