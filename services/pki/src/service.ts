@@ -25,6 +25,7 @@ import { createIntegrityCheck } from './integrity.js';
 import { createNetworkTrustHandlers } from './network-trust-grpc.js';
 import { createEnrollmentPeers } from './peers.js';
 import { createRedeem } from './redeem.js';
+import { createRouterExtensionHandlers } from './router-certificates.js';
 import { createStore, type PkiDb } from './store.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -76,6 +77,7 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
         ...createCaEnrollmentHandlers(redeem, createCaAutoEnrollment(cas, peers)),
         ...createNetworkTrustHandlers(pki, config.http.advertisedAddress),
         ...createClientCertificateHandlers(pki),
+        ...createRouterExtensionHandlers(pki, peers),
         ...createEnrollmentHandlers(enrollments, redeem, pki),
         CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
       });

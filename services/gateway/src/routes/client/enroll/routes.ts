@@ -17,6 +17,8 @@ import type { Result, Router } from '../../../http/route.js';
 const ottEnrollmentRequest = z.object({ token: z.string().max(200).optional(), clientCsr: z.string().max(64_000).optional() });
 /** `erOttEnrollmentRequest`. */
 const erOttEnrollmentRequest = ottEnrollmentRequest.extend({ serverCsr: z.string().max(64_000).optional() });
+/** `routerExtendEnrollmentRequest`. */
+const routerExtendEnrollmentRequest = z.object({ certCsr: z.string().max(64_000), serverCertCsr: z.string().max(64_000) });
 /** The body of `/enroll/updb` (`username` is the enrollment's; one sent here is ignored, as OpenZiti does). */
 const updbCredentials = z.object({ password: z.string().max(100), username: z.string().max(100).optional() });
 /** `genericEnroll` as a JSON body of `/enroll`. */
@@ -95,6 +97,14 @@ export function registerEnrollRoutes(route: Router, base: string, clients: Clien
     const body = parseBody(erOttEnrollmentRequest, req.body);
     return certsEnvelope(await clients.pki.enrollWithCsr({
       method: 'erott', token: body.token ?? '', clientCsrPem: body.clientCsr ?? '', serverCsrPem: body.serverCsr ?? '',
+    }));
+  });
+
+  // A router presenting its current client certificate at TLS gets new ones (no token).
+  route('POST', `${base}/enroll/extend/router`, 'public', async (req) => {
+    const body = parseBody(routerExtendEnrollmentRequest, req.body);
+    return certsEnvelope(await clients.pki.extendRouterEnrollment({
+      clientCertPem: clientCertPem(req), certCsrPem: body.certCsr, serverCertCsrPem: body.serverCertCsr,
     }));
   });
 
