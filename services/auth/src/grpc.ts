@@ -19,6 +19,7 @@ import { createAuthenticatorHandlers } from './grpc-authenticator.js';
 import type { Authenticators } from './authenticators.js';
 import { createCertExtensionHandlers, type CertExtension } from './cert-extension.js';
 import type { createApiSessionCertificateHandlers } from './api-session-certificates.js';
+import { createTokenEnrollmentHandlers, type createTokenEnrollment } from './token-enrollment.js';
 import { createExtJwtSignerHandlers } from './grpc-ext-jwt-signer.js';
 import type { ExtJwtSigners } from './ext-jwt-signers.js';
 import { createRevocationHandlers } from './grpc-revocation.js';
@@ -39,6 +40,7 @@ export interface HandlerDeps {
   identities: Identities;
   authenticators: Authenticators;
   certExtension: CertExtension;
+  tokenEnrollment: ReturnType<typeof createTokenEnrollment>;
   apiSessionCertificates: ReturnType<typeof createApiSessionCertificateHandlers>;
   signers: ExtJwtSigners;
   revocations: Revocations;
@@ -100,6 +102,7 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
     ...createAuthenticatorHandlers(deps.authenticators, identities),
     ...createCertExtensionHandlers(deps.certExtension),
     ...deps.apiSessionCertificates,
+    ...createTokenEnrollmentHandlers(deps.tokenEnrollment),
     ...createExtJwtSignerHandlers(deps.signers),
     ...createRevocationHandlers(deps.revocations),
     ...createAuthPolicyHandlers(deps.policies),

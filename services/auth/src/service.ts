@@ -19,6 +19,7 @@ import { bootstrapDefaultAdmin } from './bootstrap.js';
 import { authSettingChanged, startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
 import { createCertExtension } from './cert-extension.js';
+import { createTokenEnrollment } from './token-enrollment.js';
 import { createApiSessionCertificateHandlers } from './api-session-certificates.js';
 import { createApiSessionCertificateStore } from './api-session-certificate-store.js';
 import { createAuthenticators } from './authenticators.js';
@@ -101,6 +102,11 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
       matchCertificateCa: (certChainPem) => pki.matchCertificateCa({ certChainPem }),
     });
     const authenticatorStore = createAuthenticatorStore(db);
+    const enrolled = createEnrolledAuthenticators({ store, identities, policies });
+    const tokenEnrollment = createTokenEnrollment({
+      verify: verifyExtJwt, identities, policies, enrolled,
+      issueCertificate: async (identityId, csrPem) => pki.issueIdentityCertificate({ identityId, csrPem, csrField: 'clientCsr' }),
+    });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
       signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id), authSettingChanged(bus, 'external-jwt-signer')), revocations,
@@ -109,7 +115,8 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
         createApiSessionCertificateStore(db), (csrPem, validSeconds) => pki.issueSessionCertificate({ csrPem, validSeconds }),
       ),
       certExtension: createCertExtension(authenticatorStore, (currentCertPem, csrPem) => pki.extendClientCertificate({ currentCertPem, csrPem })),
-      enrolled: createEnrolledAuthenticators({ store, identities, policies }),
+      enrolled,
+      tokenEnrollment,
       checkIntegrity: createIntegrityCheck(store, identities, apiSessions),
       secondaryExtJwt: createSecondaryExtJwtCheck({ signers: signerStore, verify: verifyExtJwt, identities }),
     }));

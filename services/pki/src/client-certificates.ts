@@ -11,7 +11,19 @@ import type { PkiServiceHandlers } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { ControllerPki } from './controller-pki.js';
 import { chainsTo, pemCertificates } from './domain/ca.js';
+import { joinPem } from './domain/ca-certs.js';
 import { issueFromCsr, parseCsr } from './domain/csr.js';
+
+/**
+ * An identity's client certificate for a CSR (field `field` of the request): CN = the identity
+ * id, one year, as chain (leaf, signing CA) with the CA bundle to trust.
+ */
+export async function issueIdentityCertificate(pki: ControllerPki, csrPem: string, field: string, identityId: string): Promise<{ cert: string; ca: string }> {
+  const csr = await parseCsr(csrPem, field);
+  const signers = await pki.enrollmentSigners();
+  const leaf = await issueFromCsr(signers.intermediate, csr, 'client', `CN=${identityId}`);
+  return { cert: joinPem([leaf, signers.intermediate.certPem]), ca: signers.caBundlePem };
+}
 
 /** The current certificate, issued by the controller's signing CA; CAN_NOT_UPDATE_AUTHENTICATOR otherwise. */
 function issuedHere(currentPem: string, intermediatePem: string): X509Certificate {
@@ -28,7 +40,7 @@ function issuedHere(currentPem: string, intermediatePem: string): X509Certificat
 }
 
 /** The ExtendClientCertificate and IssueSessionCertificate handlers. */
-export function createClientCertificateHandlers(pki: ControllerPki): Pick<AsyncHandlers<PkiServiceHandlers>, 'ExtendClientCertificate' | 'IssueSessionCertificate'> {
+export function createClientCertificateHandlers(pki: ControllerPki): Pick<AsyncHandlers<PkiServiceHandlers>, 'ExtendClientCertificate' | 'IssueSessionCertificate' | 'IssueIdentityCertificate'> {
   return {
     async ExtendClientCertificate(req) {
       const signers = await pki.enrollmentSigners();
@@ -36,6 +48,10 @@ export function createClientCertificateHandlers(pki: ControllerPki): Pick<AsyncH
       const csr = await parseCsr(req.csrPem, 'clientCertCsr');
       const clientCert = await issueFromCsr(signers.intermediate, csr, 'client', new x509.X509Certificate(current.raw).subjectName);
       return { clientCert, ca: signers.caBundlePem };
+    },
+    async IssueIdentityCertificate(req) {
+      const { cert, ca } = await issueIdentityCertificate(pki, req.csrPem, req.csrField || 'clientCsr', req.identityId);
+      return { cert, ca, serverCert: '', method: '' };
     },
     async IssueSessionCertificate(req) {
       const csr = await parseCsr(req.csrPem, 'csr');

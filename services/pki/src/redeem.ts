@@ -5,10 +5,9 @@
  */
 import { ZitiError } from '@edge/errors';
 import type { Cas } from './cas.js';
+import { issueIdentityCertificate } from './client-certificates.js';
 import type { ControllerPki } from './controller-pki.js';
 import { certFailedValidation, checkOttCaUsable, issuedForClient, presentedChain } from './domain/ca-enrollment.js';
-import { joinPem } from './domain/ca-certs.js';
-import { issueFromCsr, parseCsr } from './domain/csr.js';
 import { checkRedeemable, hashEnrollmentToken, invalidToken } from './domain/enrollment.js';
 import type { EnrollmentStore, StoredEnrollment } from './enrollment-store.js';
 import type { EnrollmentPeers } from './peers.js';
@@ -55,12 +54,9 @@ export function createRedeem(deps: RedeemDeps) {
 
   /** ott: one client certificate, CN = the identity id, which becomes a cert authenticator. */
   async function identityCertificate(e: StoredEnrollment, r: CsrRedemption): Promise<EnrollmentCerts> {
-    const csr = await parseCsr(r.clientCsrPem, 'clientCsr');
-    const signers = await pki.enrollmentSigners();
-    const leaf = await issueFromCsr(signers.intermediate, csr, 'client', `CN=${e.identityId}`);
-    const cert = joinPem([leaf, signers.intermediate.certPem]);
+    const { cert, ca } = await issueIdentityCertificate(pki, r.clientCsrPem, 'clientCsr', e.identityId!);
     await peers.createCertAuthenticator(e.identityId!, cert);
-    return { cert, serverCert: '', ca: signers.caBundlePem, method: e.method };
+    return { cert, serverCert: '', ca, method: e.method };
   }
 
   return {

@@ -17,6 +17,8 @@ import type { Result, Router } from '../../../http/route.js';
 const ottEnrollmentRequest = z.object({ token: z.string().max(200).optional(), clientCsr: z.string().max(64_000).optional() });
 /** `erOttEnrollmentRequest`. */
 const erOttEnrollmentRequest = ottEnrollmentRequest.extend({ serverCsr: z.string().max(64_000).optional() });
+/** `tokenEnrollmentRequest`: with a CSR, enrollment to a certificate; without, to token login. */
+const tokenEnrollmentRequest = z.object({ clientCsr: z.string().max(64_000).optional() });
 /** `routerExtendEnrollmentRequest`. */
 const routerExtendEnrollmentRequest = z.object({ certCsr: z.string().max(64_000), serverCertCsr: z.string().max(64_000) });
 /** The body of `/enroll/updb` (`username` is the enrollment's; one sent here is ignored, as OpenZiti does). */
@@ -98,6 +100,17 @@ export function registerEnrollRoutes(route: Router, base: string, clients: Clien
     return certsEnvelope(await clients.pki.enrollWithCsr({
       method: 'erott', token: body.token ?? '', clientCsrPem: body.clientCsr ?? '', serverCsrPem: body.serverCsr ?? '',
     }));
+  });
+
+  // The identity an external JWT (Authorization: Bearer) names enrolls itself.
+  route('POST', `${base}/enroll/token`, 'public', async (req) => {
+    const body = parseBody(tokenEnrollmentRequest, req.body ?? {});
+    const auth = text(req.headers.authorization);
+    const issuer = text(req.headers['ziti-token-issuer-id']);
+    const r = await clients.auth.enrollWithToken({
+      bearerToken: /^bearer /i.test(auth) ? auth.slice(7).trim() : '', issuerId: issuer.trim(), clientCsrPem: body.clientCsr ?? '',
+    });
+    return r.cert ? { body: ok({ cert: r.cert, ca: r.ca }) } : { body: empty() };
   });
 
   // A router presenting its current client certificate at TLS gets new ones (no token).
