@@ -4,59 +4,20 @@
  * CA's do not, and deleting a CA removes the authenticators it issued.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpClient, loadSpecValidator, type HttpClient } from '@edge/testing';
-import { adminApi, M } from '../support/admin-api.js';
+import { M } from '../support/admin-api.js';
+import { caClient } from '../support/ca-client.js';
 import { startTestController, type TestController } from '../support/controller.js';
-import { createTestCa, issueClientCert, type IssuedCert, type TestCa } from '../support/test-ca.js';
+import { createTestCa, issueClientCert } from '../support/test-ca.js';
 
-const C = '/edge/client/v1';
 let c: TestController;
 let admin: string;
-const api = adminApi(() => c, () => admin);
+const { api, certLogin, eventually, createCa, verifyCa } = caClient(() => c, () => admin);
 
 beforeAll(async () => {
   c = await startTestController();
   admin = await c.login();
 });
 afterAll(async () => c?.stop());
-
-/** An HTTPS client presenting `cert` at TLS. */
-function withCert(cert: IssuedCert): HttpClient {
-  return createHttpClient({ baseUrl: c.running.url, ca: c.running.caPem, cert: cert.certPem, key: cert.keyPem, validator: loadSpecValidator() });
-}
-
-/** The status of a certificate login (the client is closed afterwards). */
-async function certLogin(cert: IssuedCert): Promise<{ status: number; identityId?: string }> {
-  const client = withCert(cert);
-  try {
-    const r = await client.post(`${C}/authenticate?method=cert`, { body: {} });
-    return { status: r.status, identityId: r.body?.data?.identityId };
-  } finally {
-    client.close();
-  }
-}
-
-/** Retries a login until it has `status`: gateways reload the trusted bundle on CA events. */
-async function eventually(cert: IssuedCert, status: number): Promise<{ status: number; identityId?: string }> {
-  let last = await certLogin(cert);
-  for (let i = 0; i < 50 && last.status !== status; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    last = await certLogin(cert);
-  }
-  return last;
-}
-
-async function createCa(name: string, ca: TestCa, extra: Record<string, unknown> = {}): Promise<string> {
-  const r = await api.post('/cas', {
-    name, certPem: ca.certPem, isAuthEnabled: true, isAutoCaEnrollmentEnabled: true, isOttCaEnrollmentEnabled: true, identityRoles: [], ...extra,
-  });
-  return r.body.data.id as string;
-}
-
-async function verifyCa(id: string, ca: TestCa): Promise<void> {
-  const token = (await api.get(`/cas/${id}`)).body.data.verificationToken as string;
-  await c.http.post(`${M}/cas/${id}/verify`, { rawBody: (await issueClientCert(ca, token)).certPem, headers: { 'content-type': 'text/plain' }, session: admin, expectStatus: 200 });
-}
 
 const CN_CLAIM = { location: 'COMMON_NAME', matcher: 'ALL', matcherCriteria: '', parser: 'NONE', parserCriteria: '', index: 0 };
 

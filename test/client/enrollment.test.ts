@@ -3,13 +3,13 @@
  * certificate the listener presents and against /enroll/jwks, send a CSR made here, then log in
  * with the returned certificate over TLS. Responses are validated against the specs.
  */
-import { webcrypto, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { connect, type PeerCertificate } from 'node:tls';
-import * as x509 from '@peculiar/x509';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, importX509, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient, loadSpecValidator } from '@edge/testing';
 import { startTestController, type TestController } from '../support/controller.js';
+import { makeCsr } from '../support/csr.js';
 import { freePort } from '../support/infra.js';
 
 const C = '/edge/client/v1';
@@ -23,20 +23,6 @@ beforeAll(async () => {
   admin = await c.login();
 });
 afterAll(async () => c?.stop());
-
-type KeyKind = 'P-256' | 'P-384' | 'RSA';
-
-/** A key pair and a PEM CSR for it, made with WebCrypto and @peculiar/x509. */
-async function makeCsr(cn: string, kind: KeyKind = 'P-256'): Promise<{ csrPem: string; keyPem: string }> {
-  x509.cryptoProvider.set(webcrypto);
-  const alg = kind === 'RSA'
-    ? { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }
-    : { name: 'ECDSA', namedCurve: kind, hash: kind === 'P-384' ? 'SHA-384' : 'SHA-256' };
-  const keys = await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: `CN=${cn}`, keys, signingAlgorithm: alg });
-  const keyPem = x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
-  return { csrPem: csr.toString('pem'), keyPem };
-}
 
 async function createIdentity(name: string, enrollment: Record<string, unknown>): Promise<{ id: string; detail: any }> {
   const r = await c.http.post(`${M}/identities`, { body: { name, type: 'User', isAdmin: false, enrollment }, session: admin, expectStatus: 201 });
@@ -159,7 +145,7 @@ describe('updb enrollment', () => {
     expect((await c.http.post(`${C}/enroll/updb?token=${updb.token}`, { body: { password: 'a-good-password' } })).body.error.code).toBe('INVALID_ENROLLMENT_TOKEN');
   });
 
-  it('refuses an ottca enrollment (no CAs) and removes the identity again', async () => {
+  it('refuses an ottca enrollment naming an unknown CA and removes the identity again', async () => {
     const r = await c.http.post(`${M}/identities`, { body: { name: 'ottca-user', type: 'User', isAdmin: false, enrollment: { ottca: 'ca1' } }, session: admin, expectStatus: 400 });
     expect(r.body.error).toMatchObject({ code: 'REFERENCED_ENTITY_NOT_FOUND', cause: { field: 'enrollment.ottca' } });
     const list = await c.http.get(`${M}/identities?filter=${encodeURIComponent('name = "ottca-user"')}`, { session: admin, expectStatus: 200 });

@@ -67,6 +67,9 @@ export const Codes = {
   ENROLLMENT_CA_NOT_VALID: entry('ENROLLMENT_CA_NOT_VALID', 400, 'The CA tied to the supplied token is no longer valid'),
   ENROLLMENT_NO_VALID_CAS: entry('ENROLLMENT_NO_VALID_CAS', 400, 'No CAs are valid for this request'),
   CERT_FAILED_VALIDATION: entry('CERT_FAILED_VALIDATION', 400, 'certificate failed to validate against CA'),
+  CAN_NOT_UPDATE_AUTHENTICATOR: entry('CAN_NOT_UPDATE_AUTHENTICATOR', 409, 'The authenticator cannot be updated in this fashion'),
+  INVALID_ENROLLMENT_NOT_ALLOWED: entry('INVALID_ENROLLMENT_NOT_ALLOWED', 400, 'The enrollment is not allowed'),
+  INVALID_CLIENT_CERT: entry('INVALID_CLIENT_CERT', 400, 'The provided client certificate is invalid'),
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ZitiCode = keyof typeof Codes;

@@ -76,6 +76,30 @@ export function createAuthenticatorStore(db: Kysely<AuthDatabase>) {
         .where('id', '=', id).execute();
     },
 
+    /** The pending certificate of an extension, or undefined when none is pending. */
+    async pendingCertificate(id: string): Promise<{ pem: string; fingerprint: string } | undefined> {
+      const row = await db.selectFrom('authenticators').select(['unverified_cert_pem', 'unverified_fingerprint']).where('id', '=', id).executeTakeFirst();
+      return row?.unverified_cert_pem && row.unverified_fingerprint ? { pem: row.unverified_cert_pem, fingerprint: row.unverified_fingerprint } : undefined;
+    },
+
+    /** Keeps a new certificate pending beside the current one (replacing an earlier pending one). */
+    async setPendingCertificate(id: string, pem: string, fingerprint: string): Promise<void> {
+      await db.updateTable('authenticators').set({ unverified_cert_pem: pem, unverified_fingerprint: fingerprint, updated_at: sql<Date>`now()` })
+        .where('id', '=', id).execute();
+    },
+
+    /**
+     * Makes the pending certificate the current one, if it is still `fingerprint`, and clears an
+     * extension request; false when something else changed it meanwhile.
+     */
+    async promotePendingCertificate(id: string, fingerprint: string): Promise<boolean> {
+      const r = await db.updateTable('authenticators').set((eb) => ({
+        cert_pem: eb.ref('unverified_cert_pem'), fingerprint: eb.ref('unverified_fingerprint'), unverified_cert_pem: null, unverified_fingerprint: null,
+        is_extend_requested: false, is_key_roll_requested: false, extend_requested_at: null, updated_at: sql<Date>`now()`,
+      })).where('id', '=', id).where('unverified_fingerprint', '=', fingerprint).executeTakeFirst().catch((err: unknown) => taken(err, { fingerprint }));
+      return Number(r.numUpdatedRows) > 0;
+    },
+
     async delete(id: string): Promise<boolean> {
       const r = await db.deleteFrom('authenticators').where('id', '=', id).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;

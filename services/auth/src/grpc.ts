@@ -17,6 +17,9 @@ import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
 import { createMfaHandlers } from './grpc-mfa.js';
 import { createAuthenticatorHandlers } from './grpc-authenticator.js';
 import type { Authenticators } from './authenticators.js';
+import { createCertExtensionHandlers, type CertExtension } from './cert-extension.js';
+import type { createApiSessionCertificateHandlers } from './api-session-certificates.js';
+import { createTokenEnrollmentHandlers, type createTokenEnrollment } from './token-enrollment.js';
 import { createExtJwtSignerHandlers } from './grpc-ext-jwt-signer.js';
 import type { ExtJwtSigners } from './ext-jwt-signers.js';
 import { createRevocationHandlers } from './grpc-revocation.js';
@@ -36,6 +39,9 @@ export interface HandlerDeps {
   mfaStore: MfaStore;
   identities: Identities;
   authenticators: Authenticators;
+  certExtension: CertExtension;
+  tokenEnrollment: ReturnType<typeof createTokenEnrollment>;
+  apiSessionCertificates: ReturnType<typeof createApiSessionCertificateHandlers>;
   signers: ExtJwtSigners;
   revocations: Revocations;
   timeoutMinutes: number;
@@ -94,6 +100,9 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
   return {
     ...createMfaHandlers(deps),
     ...createAuthenticatorHandlers(deps.authenticators, identities),
+    ...createCertExtensionHandlers(deps.certExtension),
+    ...deps.apiSessionCertificates,
+    ...createTokenEnrollmentHandlers(deps.tokenEnrollment),
     ...createExtJwtSignerHandlers(deps.signers),
     ...createRevocationHandlers(deps.revocations),
     ...createAuthPolicyHandlers(deps.policies),

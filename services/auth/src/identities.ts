@@ -38,6 +38,10 @@ export interface Identities {
   countByAuthPolicy(authPolicyId: string): Promise<number>;
   /** Disables the identity (lockout) for `durationMinutes`, 0 meaning until enabled. */
   disable(id: string, durationMinutes: number): Promise<void>;
+  /** Creates an identity under a preassigned id (token enrollment). */
+  create(i: { id: string; name: string; roleAttributes: string[]; externalId: string; authPolicyId: string }): Promise<void>;
+  /** Deletes an identity (a token enrollment whose authenticator could not be created). */
+  remove(id: string): Promise<void>;
 }
 
 function toInfo(i: identity.Identity__Output): IdentityInfo {
@@ -82,6 +86,12 @@ export function createIdentities(client: IdentityClient): Identities {
     },
     async disable(id, durationMinutes) {
       await client.disableIdentity({ id, durationMinutes });
+    },
+    async create(i) {
+      await client.createIdentity({ id: i.id, fields: { name: i.name, typeId: 'Default', roleAttributes: i.roleAttributes, externalId: i.externalId, authPolicyId: i.authPolicyId } });
+    },
+    async remove(id) {
+      await client.deleteIdentity({ id });
     },
   };
 }

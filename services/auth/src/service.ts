@@ -18,6 +18,10 @@ import { createAuthenticate } from './authenticate.js';
 import { bootstrapDefaultAdmin } from './bootstrap.js';
 import { authSettingChanged, startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
+import { createCertExtension } from './cert-extension.js';
+import { createTokenEnrollment } from './token-enrollment.js';
+import { createApiSessionCertificateHandlers } from './api-session-certificates.js';
+import { createApiSessionCertificateStore } from './api-session-certificate-store.js';
 import { createAuthenticators } from './authenticators.js';
 import { createExtJwtVerifier } from './ext-jwt.js';
 import { createExtJwtSignerStore } from './ext-jwt-signer-store.js';
@@ -97,11 +101,22 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
       store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log, verifyExtJwt, revocations,
       matchCertificateCa: (certChainPem) => pki.matchCertificateCa({ certChainPem }),
     });
+    const authenticatorStore = createAuthenticatorStore(db);
+    const enrolled = createEnrolledAuthenticators({ store, identities, policies });
+    const tokenEnrollment = createTokenEnrollment({
+      verify: verifyExtJwt, identities, policies, enrolled,
+      issueCertificate: async (identityId, csrPem) => pki.issueIdentityCertificate({ identityId, csrPem, csrField: 'clientCsr' }),
+    });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
       signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id), authSettingChanged(bus, 'external-jwt-signer')), revocations,
-      authenticators: createAuthenticators({ store: createAuthenticatorStore(db), identities, policies }),
-      enrolled: createEnrolledAuthenticators({ store, identities, policies }),
+      authenticators: createAuthenticators({ store: authenticatorStore, identities, policies }),
+      apiSessionCertificates: createApiSessionCertificateHandlers(
+        createApiSessionCertificateStore(db), (csrPem, validSeconds) => pki.issueSessionCertificate({ csrPem, validSeconds }),
+      ),
+      certExtension: createCertExtension(authenticatorStore, (currentCertPem, csrPem) => pki.extendClientCertificate({ currentCertPem, csrPem })),
+      enrolled,
+      tokenEnrollment,
       checkIntegrity: createIntegrityCheck(store, identities, apiSessions),
       secondaryExtJwt: createSecondaryExtJwtCheck({ signers: signerStore, verify: verifyExtJwt, identities }),
     }));

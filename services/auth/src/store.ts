@@ -27,9 +27,24 @@ export interface AuthenticatorsTable {
   is_extend_requested: Generated<boolean>;
   is_key_roll_requested: Generated<boolean>;
   extend_requested_at: Generated<Date | null>;
+  unverified_cert_pem: Generated<string | null>;
+  unverified_fingerprint: Generated<string | null>;
   tags: Generated<Json>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** Row type of `api_session_certificates`. */
+export interface ApiSessionCertificatesTable {
+  id: string;
+  api_session_id: string;
+  subject: string;
+  fingerprint: string;
+  valid_from: Date;
+  valid_to: Date;
+  cert_pem: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
 }
 
 /** Row type of `api_sessions`. */
@@ -73,6 +88,7 @@ export interface AuthDatabase {
   totp_tokens: TotpTokensTable;
   key_encryption: KeyEncryptionTable;
   auth_policies: AuthPoliciesTable;
+  api_session_certificates: ApiSessionCertificatesTable;
 }
 
 /** A new updb authenticator. */

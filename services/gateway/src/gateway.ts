@@ -22,6 +22,7 @@ import { registerRevocationRoutes } from './routes/management/revocations/routes
 import { registerRelatedRoutes } from './routes/management/related/routes.js';
 import { registerSummaryRoutes } from './routes/management/summary/routes.js';
 import { registerControllerRoutes } from './routes/shared/controllers.js';
+import { registerNetworkJwtRoutes } from './routes/shared/network-jwts.js';
 import { registerServiceUpdateRoutes } from './routes/client/services/service-updates.js';
 import { registerPostureResponseRoutes } from './routes/client/posture/routes.js';
 import { registerDatabaseRoutes } from './routes/management/database/routes.js';
@@ -44,6 +45,7 @@ import { registerRoleAttributeRoutes } from './routes/management/role-attributes
 import { registerRouterRoutes } from './routes/management/routers/routes.js';
 import { registerEnrollmentRoutes } from './routes/management/enrollments/routes.js';
 import { registerEnrollRoutes } from './routes/client/enroll/routes.js';
+import { registerApiSessionCertificateRoutes } from './routes/client/api-session-certificates/routes.js';
 import { registerCaRoutes } from './routes/management/cas/routes.js';
 import { registerClientSessionRoutes } from './routes/client/sessions/routes.js';
 import { registerSessionManagementRoutes } from './routes/management/sessions/routes.js';
@@ -92,6 +94,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
     registerMfaRoutes(route, base, clients, cache);
     registerCurrentAuthenticatorRoutes(route, base, clients);
     registerControllerRoutes(route, base, clients);
+    registerNetworkJwtRoutes(route, base, clients);
   }
   registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityActionRoutes(route, MANAGEMENT_BASE, clients);
@@ -122,6 +125,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);
   registerEnrollmentRoutes(route, MANAGEMENT_BASE, clients);
   registerEnrollRoutes(route, CLIENT_BASE, clients);
+  registerApiSessionCertificateRoutes(route, CLIENT_BASE, clients);
   registerCaRoutes(route, MANAGEMENT_BASE, clients);
   registerClientSessionRoutes(route, CLIENT_BASE, clients);
   registerSessionManagementRoutes(route, MANAGEMENT_BASE, clients);

@@ -51,7 +51,7 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
     async CreateIdentity(req) {
       const input = fieldsToInput(req.fields);
       await validate(input);
-      const created = await store.insert(newId(), input);
+      const created = await store.insert(req.id || newId(), input);
       await createEnrollmentsFor(created, enrollmentAsks(req.enrollment));
       await events.created(created);
       return { id: created.id };

@@ -62,6 +62,9 @@ export function createCas(deps: CaDeps) {
   return {
     get,
     issuerOf,
+    find: (id: string): Promise<Ca | undefined> => store.find(id),
+    /** The verified CAs enabled for auto-enrollment. */
+    autoEnrollmentCas: (): Promise<Ca[]> => store.verified(FLAG.ca),
 
     async create(input: CaInput): Promise<string> {
       const valid = checkCaInput(input);

@@ -23,6 +23,8 @@ export interface EnrollmentDeps {
   kek: Buffer;
   advertisedAddress: string;
   durationMinutes: number;
+  /** Whether a CA exists (an ottca enrollment names one). */
+  caExists(id: string): Promise<boolean>;
 }
 
 /** Binds each sealed JWT to its row, so ciphertexts cannot be swapped between enrollments. */
@@ -64,8 +66,8 @@ export function createEnrollments(deps: EnrollmentDeps) {
     open,
 
     /**
-     * Creates an enrollment for an identity (ott, updb; ottca needs a CA, and none exist yet) or
-     * a router; ENROLLMENT_EXISTS when the identity has one of that method outstanding.
+     * Creates an enrollment for an identity (ott, updb, ottca with an existing CA) or a router;
+     * ENROLLMENT_EXISTS when the identity has one of that method outstanding.
      */
     async create(req: EnrollmentRequest): Promise<Enrollment> {
       const valid = validateEnrollmentRequest(req, deps.durationMinutes);
@@ -73,7 +75,7 @@ export function createEnrollments(deps: EnrollmentDeps) {
         if (!(await deps.peers.identityExists(valid.identityId))) {
           throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', { cause: { field: 'identityId', reason: 'identity not found', value: valid.identityId }, causeMessage: `identity ${valid.identityId} not found` });
         }
-        if (valid.caId !== null) throw caNotFound(valid.caId);
+        if (valid.caId !== null && !(await deps.caExists(valid.caId))) throw caNotFound(valid.caId);
       }
       return insert(valid);
     },

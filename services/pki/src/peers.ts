@@ -16,6 +16,12 @@ export interface EnrollmentPeers {
   createCertAuthenticator(identityId: string, certPem: string): Promise<void>;
   /** Creates the updb authenticator of a completed updb enrollment (password rules apply there). */
   createUpdbAuthenticator(identityId: string, username: string, password: string): Promise<void>;
+  /** Creates the identity of a CA auto-enrollment under a preassigned id. */
+  createIdentity(i: { id: string; name: string; roleAttributes: string[]; externalId: string | null }): Promise<void>;
+  /** Deletes an identity (an auto-enrollment whose authenticator could not be created). */
+  deleteIdentity(id: string): Promise<void>;
+  /** The router (edge or transit) whose client certificate has this fingerprint, if any. */
+  routerWithFingerprint(fingerprint: string): Promise<{ kind: 'edge' | 'transit'; id: string } | undefined>;
   /** Records a router's enrolled client certificate. */
   setRouterCertificate(kind: 'edge' | 'transit', id: string, fingerprint: string, certPem: string): Promise<void>;
 }
@@ -42,6 +48,20 @@ export function createEnrollmentPeers(identity: RpcClient<IdentityServiceClient>
     },
     async createUpdbAuthenticator(identityId, username, password) {
       await auth.createUpdbAuthenticator({ identityId, username, password });
+    },
+    async createIdentity(i) {
+      const fields = { name: i.name, typeId: 'Default', isAdmin: false, roleAttributes: i.roleAttributes, externalId: i.externalId ?? undefined };
+      await identity.createIdentity({ id: i.id, fields });
+    },
+    async deleteIdentity(id) {
+      await identity.deleteIdentity({ id });
+    },
+    async routerWithFingerprint(fingerprint) {
+      for (const kind of ['edge', 'transit'] as const) {
+        const { routers } = await identity.listRouters({ kind, query: { filter: `fingerprint = "${fingerprint.replace(/[^0-9a-f]/gi, '')}"`, limit: 1 } });
+        if (routers[0]) return { kind, id: routers[0].id };
+      }
+      return undefined;
     },
     async setRouterCertificate(kind, id, fingerprint, certPem) {
       await identity.setRouterCertificate({ kind, id, fingerprint, certPem });

@@ -1,16 +1,17 @@
 /**
  * Redeeming enrollment tokens (OpenZiti's enrollment_mod_ott.go, enrollment_mod_updb.go,
- * enrollment_mod_erott.go): the token's enrollment is deleted and the credential it stood for
+ * enrollment_mod_erott.go, enrollment_mod_ottca.go): the token's enrollment is deleted and the credential it stood for
  * created in one step; if creating the credential fails, the token stays usable.
  */
-import { createHash, X509Certificate } from 'node:crypto';
 import { ZitiError } from '@edge/errors';
+import type { Cas } from './cas.js';
+import { issueIdentityCertificate } from './client-certificates.js';
 import type { ControllerPki } from './controller-pki.js';
-import { joinPem } from './domain/ca-certs.js';
-import { issueFromCsr, parseCsr } from './domain/csr.js';
+import { certFailedValidation, checkOttCaUsable, issuedForClient, presentedChain } from './domain/ca-enrollment.js';
 import { checkRedeemable, hashEnrollmentToken, invalidToken } from './domain/enrollment.js';
 import type { EnrollmentStore, StoredEnrollment } from './enrollment-store.js';
 import type { EnrollmentPeers } from './peers.js';
+import { issueRouterCertificates } from './router-certificates.js';
 
 /** A redemption with certificate signing requests, as the enroll endpoints pass it on. */
 export interface CsrRedemption {
@@ -34,11 +35,7 @@ export interface RedeemDeps {
   store: EnrollmentStore;
   pki: ControllerPki;
   peers: EnrollmentPeers;
-}
-
-/** The SHA-1 fingerprint of a certificate's DER in lower-case hex, as OpenZiti stores it. */
-export function certificateFingerprint(pem: string): string {
-  return createHash('sha1').update(new X509Certificate(pem).raw).digest('hex');
+  cas: Pick<Cas, 'find'>;
 }
 
 /** Creates the redeem operations. */
@@ -57,26 +54,9 @@ export function createRedeem(deps: RedeemDeps) {
 
   /** ott: one client certificate, CN = the identity id, which becomes a cert authenticator. */
   async function identityCertificate(e: StoredEnrollment, r: CsrRedemption): Promise<EnrollmentCerts> {
-    const csr = await parseCsr(r.clientCsrPem, 'clientCsr');
-    const signers = await pki.enrollmentSigners();
-    const leaf = await issueFromCsr(signers.intermediate, csr, 'client', `CN=${e.identityId}`);
-    const cert = joinPem([leaf, signers.intermediate.certPem]);
+    const { cert, ca } = await issueIdentityCertificate(pki, r.clientCsrPem, 'clientCsr', e.identityId!);
     await peers.createCertAuthenticator(e.identityId!, cert);
-    return { cert, serverCert: '', ca: signers.caBundlePem, method: e.method };
-  }
-
-  /** erott/trott: a server and a client certificate; the client CSR must name the router (CN). */
-  async function routerCertificates(e: StoredEnrollment, r: CsrRedemption): Promise<EnrollmentCerts> {
-    const server = await parseCsr(r.serverCsrPem, 'serverCsr');
-    const client = await parseCsr(r.clientCsrPem, 'clientCsr');
-    const routerId = (e.edgeRouterId ?? e.transitRouterId)!;
-    if (client.commonName !== routerId) throw new ZitiError('EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID', { causeMessage: 'the client CSR common name must be the router id' });
-    const signers = await pki.enrollmentSigners();
-    const serverCert = joinPem([await issueFromCsr(signers.intermediate, server, 'server'), signers.intermediate.certPem]);
-    const clientLeaf = await issueFromCsr(signers.intermediate, client, 'client');
-    const cert = joinPem([clientLeaf, signers.intermediate.certPem]);
-    await peers.setRouterCertificate(e.edgeRouterId ? 'edge' : 'transit', routerId, certificateFingerprint(clientLeaf), cert);
-    return { cert, serverCert, ca: signers.caBundlePem, method: e.method };
+    return { cert, serverCert: '', ca, method: e.method };
   }
 
   return {
@@ -84,9 +64,28 @@ export function createRedeem(deps: RedeemDeps) {
     withCsr(r: CsrRedemption): Promise<EnrollmentCerts> {
       return redeem(r.token, r.method, async (e) => {
         if (e.method === 'ott') return identityCertificate(e, r);
-        if (e.method === 'erott' || e.method === 'trott') return routerCertificates(e, r);
+        if (e.method === 'erott' || e.method === 'trott') {
+          const csrs = { clientCsrPem: r.clientCsrPem, serverCsrPem: r.serverCsrPem, fields: { client: 'clientCsr', server: 'serverCsr' } };
+          const kind = e.edgeRouterId ? 'edge' : 'transit';
+          return { ...(await issueRouterCertificates(pki, peers, kind, (e.edgeRouterId ?? e.transitRouterId)!, csrs)), method: e.method };
+        }
         // updb needs a password, ottca a CA-issued certificate: not this endpoint's methods
         throw new ZitiError('INVALID_ENROLL_METHOD', { causeMessage: `a ${e.method} enrollment cannot be completed with a CSR here` });
+      });
+    },
+
+    /**
+     * Redeems an ottca token with the client certificate presented at TLS: issued by the
+     * enrollment's CA (still verified and enabled for ottca), it becomes a cert authenticator.
+     */
+    ottCa(token: string, chainPem: string): Promise<void> {
+      return redeem(token, 'ottca', async (e) => {
+        const ca = e.caId ? await deps.cas.find(e.caId) : undefined;
+        if (!ca) throw invalidToken();
+        checkOttCaUsable(ca);
+        const chain = presentedChain(chainPem);
+        if (!issuedForClient(ca, chain)) throw certFailedValidation();
+        await peers.createCertAuthenticator(e.identityId!, chain[0]!.toString());
       });
     },
 

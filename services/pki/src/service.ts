@@ -9,8 +9,9 @@ import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecy
 import { contracts, type PkiServiceHandlers } from '@edge/proto';
 import { createRpcClient, createRpcServer } from '@edge/rpc';
 import { resolveKek } from '@edge/key-encryption';
-import { createCaEnrollmentHandlers } from './ca-enroll.js';
+import { createCaAutoEnrollment, createCaEnrollmentHandlers } from './ca-enroll.js';
 import { createCaHandlers } from './ca-grpc.js';
+import { createClientCertificateHandlers } from './client-certificates.js';
 import { createCaStore } from './ca-store.js';
 import { createCas } from './cas.js';
 import { createControllerPki, type ControllerPki } from './controller-pki.js';
@@ -21,8 +22,10 @@ import { createEnrollments } from './enrollments.js';
 import { scheduleOrphanSweep, startEnrollmentConsumers } from './events.js';
 import { createPkiHandlers } from './grpc.js';
 import { createIntegrityCheck } from './integrity.js';
+import { createNetworkTrustHandlers } from './network-trust-grpc.js';
 import { createEnrollmentPeers } from './peers.js';
 import { createRedeem } from './redeem.js';
+import { createRouterExtensionHandlers } from './router-certificates.js';
 import { createStore, type PkiDb } from './store.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -54,8 +57,10 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       stack.defer(async () => { identity.close(); auth.close(); });
       const peers = createEnrollmentPeers(identity, auth);
       const enrollmentStore = createEnrollmentStore(db);
+      const cas = createCas({ store: createCaStore(db), pki, bus, advertisedAddress: config.http.advertisedAddress });
       const enrollments = createEnrollments({
         store: enrollmentStore, pki, peers, kek, advertisedAddress: config.http.advertisedAddress, durationMinutes: config.enrollmentDurationMinutes,
+        caExists: async (id) => (await cas.find(id)) !== undefined,
       });
       const subscriptions = await startEnrollmentConsumers(bus, enrollmentStore, log);
       stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
@@ -63,14 +68,17 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       stack.defer(scheduleOrphanSweep(enrollmentStore, peers, log));
 
       const checkIntegrity = createIntegrityCheck(enrollmentStore, peers);
-      const cas = createCas({ store: createCaStore(db), pki, bus, advertisedAddress: config.http.advertisedAddress });
+      const redeem = createRedeem({ store: enrollmentStore, pki, peers, cas });
 
       const server = createRpcServer('pki', log);
       server.add<PkiServiceHandlers>(contracts.pki(), {
         ...createPkiHandlers(pki, () => cas.trustedPem()),
         ...createCaHandlers(cas),
-        ...createCaEnrollmentHandlers(),
-        ...createEnrollmentHandlers(enrollments, createRedeem({ store: enrollmentStore, pki, peers }), pki),
+        ...createCaEnrollmentHandlers(redeem, createCaAutoEnrollment(cas, peers)),
+        ...createNetworkTrustHandlers(pki, config.http.advertisedAddress),
+        ...createClientCertificateHandlers(pki),
+        ...createRouterExtensionHandlers(pki, peers),
+        ...createEnrollmentHandlers(enrollments, redeem, pki),
         CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
       });
       stack.defer(() => server.stop(config.shutdownGraceMs));

@@ -76,11 +76,14 @@ export type IssuedUsage = 'client' | 'server';
  * Issues a certificate for the CSR's key under `issuer`. `subject` replaces the CSR's subject
  * (identities get CN = their id); a server certificate carries the DNS names and IP addresses
  * the CSR asks for, while URIs are never copied, so no one mints a SPIFFE id for themselves.
+ * Certificates last a year unless `lifetimeMs` says otherwise.
  */
-export async function issueFromCsr(issuer: Signer, csr: ParsedCsr, usage: IssuedUsage, subject?: string, now = new Date()): Promise<string> {
+export async function issueFromCsr(
+  issuer: Signer, csr: ParsedCsr, usage: IssuedUsage, subject?: string | x509.Name, lifetimeMs: number = LIFETIMES.server, now = new Date(),
+): Promise<string> {
   const crypto = nodeCrypto();
   const issuerCert = new x509.X509Certificate(issuer.certPem);
-  const notAfter = new Date(now.getTime() + LIFETIMES.server);
+  const notAfter = new Date(now.getTime() + lifetimeMs);
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.dataEncipherment, true),

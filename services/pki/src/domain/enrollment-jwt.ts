@@ -33,8 +33,11 @@ export function certificateKeyId(certPem: string): string {
   return createHash('sha1').update(new X509Certificate(certPem).raw).digest('hex');
 }
 
+/** Claims of the network JWT: method `network`, no expiry. */
+export type NetworkClaims = Omit<EnrollmentClaims, 'em' | 'exp'> & { em: 'network' };
+
 /** Signs the claims; the header is `{alg, kid, typ: "JWT"}` as golang-jwt writes it for OpenZiti. */
-export async function signEnrollmentJwt(signer: JwtSigningCertificate, claims: EnrollmentClaims | CaEnrollmentClaims): Promise<string> {
+export async function signEnrollmentJwt(signer: JwtSigningCertificate, claims: EnrollmentClaims | CaEnrollmentClaims | NetworkClaims): Promise<string> {
   const alg = jwsAlgorithm(signer.certPem);
   const key = await importPKCS8(signer.keyPem, alg);
   return new SignJWT({ ...claims }).setProtectedHeader({ alg, kid: certificateKeyId(signer.certPem), typ: 'JWT' }).sign(key);

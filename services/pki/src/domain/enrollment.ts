@@ -106,10 +106,7 @@ function required(field: string, value: string | undefined, reason = 'is require
   return value;
 }
 
-/**
- * Certificate authorities do not exist in this controller yet, so every caId names none: the
- * same answer OpenZiti gives for an unknown CA, on the field the caller used.
- */
+/** The answer for a caId that names no CA, on the field the caller used. */
 export function caNotFound(caId: string, field = 'caId'): ZitiError {
   return new ZitiError('REFERENCED_ENTITY_NOT_FOUND', { cause: { field, reason: 'ca not found', value: caId }, causeMessage: `ca ${caId} not found` });
 }

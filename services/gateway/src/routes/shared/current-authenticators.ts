@@ -1,16 +1,22 @@
 /**
  * `/current-identity/authenticators` on both APIs: the caller's own authenticators; changing a
- * password needs the current one.
+ * password needs the current one, extending a certificate presenting it at TLS.
  */
 import { empty, ok } from '@edge/envelope';
-import { parseBody } from '@edge/schemas';
+import { parseBody, z } from '@edge/schemas';
 import type { Clients } from '../../clients.js';
+import { clientCertPem } from '../../http/client-cert.js';
 import type { Router } from '../../http/route.js';
 import { changeMask, renderAuthenticator, toUpdate } from '../management/authenticators/map.js';
 import { authenticatorPatchWithCurrent, authenticatorUpdateWithCurrent } from '../management/authenticators/schemas.js';
 import { listBody, listQuery } from './list.js';
 
 type Params = { id: string };
+
+/** `identityExtendEnrollmentRequest`. */
+const identityExtendEnrollmentRequest = z.object({ clientCertCsr: z.string().max(64_000) });
+/** `identityExtendValidateEnrollmentRequest`. */
+const identityExtendValidateEnrollmentRequest = z.object({ clientCert: z.string().max(64_000) });
 
 /** Registers the caller's authenticator routes under one API's base path. */
 export function registerCurrentAuthenticatorRoutes(route: Router, base: string, clients: Clients): void {
@@ -30,6 +36,20 @@ export function registerCurrentAuthenticatorRoutes(route: Router, base: string, 
   route('PUT', `${url}/:id`, 'session', async (req, principal) => {
     const b = parseBody(authenticatorUpdateWithCurrent, req.body);
     await clients.auth.updateAuthenticator(toUpdate(id(req), b, changeMask(b, true), principal!.apiSession!.identityId));
+    return { body: empty() };
+  });
+
+  route('POST', `${url}/:id/extend`, 'session', async (req, principal) => {
+    const b = parseBody(identityExtendEnrollmentRequest, req.body);
+    const issued = await clients.auth.extendCertAuthenticator({
+      identityId: principal!.apiSession!.identityId, id: id(req), clientCertPem: clientCertPem(req), csrPem: b.clientCertCsr,
+    });
+    return { body: ok({ clientCert: issued.clientCert, ca: issued.ca }) };
+  });
+
+  route('POST', `${url}/:id/extend-verify`, 'session', async (req, principal) => {
+    const b = parseBody(identityExtendValidateEnrollmentRequest, req.body);
+    await clients.auth.verifyExtendCertAuthenticator({ identityId: principal!.apiSession!.identityId, id: id(req), clientCertPem: b.clientCert });
     return { body: empty() };
   });
 

@@ -7,6 +7,7 @@ import { empty, ok } from '@edge/envelope';
 import { envInfo, parseBody, sdkInfo, z } from '@edge/schemas';
 import type { Clients } from '../../clients.js';
 import { sessionToken } from '../../http/access.js';
+import { clientCertError, clientCertPem } from '../../http/client-cert.js';
 import type { Router } from '../../http/route.js';
 import type { SessionCache } from '../../http/session-cache.js';
 import { renderApiSession, renderIdentity } from './render.js';
@@ -22,30 +23,10 @@ const authenticateBody = z.object({
   sdkInfo: sdkInfo.optional(),
 });
 
-function clientCertPem(req: FastifyRequest): string {
-  const socket = req.raw.socket as { getPeerCertificate?: (detailed: boolean) => { raw?: Buffer } };
-  const raw = socket.getPeerCertificate?.(false)?.raw;
-  if (!raw) return '';
-  const b64 = raw.toString('base64').replace(/(.{64})/g, '$1\n');
-  return `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`;
-}
-
 /** The token of an `Authorization: Bearer <jwt>` header, as method ext-jwt sends it. */
 function bearerToken(req: FastifyRequest): string {
   const h = req.headers.authorization;
   return typeof h === 'string' && /^bearer /i.test(h) ? h.slice(7).trim() : '';
-}
-
-/**
- * Why the TLS layer did not verify the client certificate against the controller CA bundle it
- * was configured with ('' when it did). The handshake itself proved possession of the key; the
- * auth service decides what an error such as CERT_HAS_EXPIRED means under the auth policy.
- */
-function clientCertError(req: FastifyRequest): string {
-  const socket = req.raw.socket as { authorized?: boolean; authorizationError?: Error | string | null };
-  if (socket.authorized) return '';
-  const e = socket.authorizationError;
-  return (typeof e === 'string' ? e : (e as { code?: string } | null | undefined)?.code ?? e?.message) || 'UNVERIFIED';
 }
 
 /** Registers authenticate, current-api-session and current-identity under `base`. */
