@@ -34,13 +34,11 @@ describe('evaluation at scale', () => {
   }, 120_000);
 
   it('answers a page with the total for an identity in several teams', async () => {
-    const started = Date.now();
     const r = await h.client.listServicesForIdentity({ identityId: 'i1', roleAttributes: ['team-1', 'team-2', 'ops'], configTypes: [], query: query({ limit: 10 }) });
-    const elapsed = Date.now() - started;
     // team-1 → #g1 (100 odd), team-2 → #g2 (100 even), ops → 5,000 even: 100 + 5,000 distinct.
     expect(Number(r.meta!.totalCount)).toBe(5_100);
+    // Speed is `npm run bench`'s business; the plan test below checks the indexes are used.
     expect(r.services).toHaveLength(10);
-    expect(elapsed).toBeLessThan(3_000);
   });
 
   it('merges Dial and Bind of one service and filters inside the granted set', async () => {
