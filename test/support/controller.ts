@@ -23,6 +23,8 @@ export interface TestController {
   dataDir: string;
   /** Logs in and returns the zt-session token. */
   login(username?: string, password?: string): Promise<string>;
+  /** Stops the whole controller and starts it again on the same database, bus and data dir. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -54,24 +56,31 @@ export async function startTestController(opts: TestControllerOptions = {}): Pro
   }
   for (const s of SERVICE_NAMES) env[`EDGE_${s.toUpperCase()}_GRPC_ADDR`] ??= `127.0.0.1:${await freePort()}`;
   const config = loadConfig(env);
+  const connect = (r: RunningController) => createHttpClient({ baseUrl: r.url, ca: r.caPem, validator: loadSpecValidator() });
   const running = await startStandalone(config, silentLogger());
-  const http = createHttpClient({ baseUrl: running.url, ca: running.caPem, validator: loadSpecValidator() });
-  return {
+  const c: TestController = {
     running,
-    http,
+    http: connect(running),
     prefix,
     dataDir,
     async login(username = ADMIN.username, password = ADMIN.password) {
-      const r = await http.post('/edge/management/v1/authenticate?method=password', { body: { username, password }, expectStatus: 200 });
+      const r = await c.http.post('/edge/management/v1/authenticate?method=password', { body: { username, password }, expectStatus: 200 });
       return r.body.data.token as string;
     },
+    async restart() {
+      c.http.close();
+      await c.running.stop();
+      c.running = await startStandalone(c.running.config, silentLogger());
+      c.http = connect(c.running);
+    },
     async stop() {
-      http.close();
-      await running.stop();
+      c.http.close();
+      await c.running.stop();
       if (!opts.embedded) await cleanupPrefix(prefix);
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return c;
 }
 
 /** A controller started for the whole test file, and a logged-in admin session on it. */

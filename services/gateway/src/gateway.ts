@@ -50,6 +50,7 @@ import { registerCaRoutes } from './routes/management/cas/routes.js';
 import { registerClientSessionRoutes } from './routes/client/sessions/routes.js';
 import { registerSessionManagementRoutes } from './routes/management/sessions/routes.js';
 import { registerTerminatorRoutes } from './routes/management/terminators/routes.js';
+import { registerControllerSettingRoutes } from './routes/management/controller-settings/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -129,6 +130,7 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerCaRoutes(route, MANAGEMENT_BASE, clients);
   registerClientSessionRoutes(route, CLIENT_BASE, clients);
   registerSessionManagementRoutes(route, MANAGEMENT_BASE, clients);
+  registerControllerSettingRoutes(route, MANAGEMENT_BASE, clients);
 }
 
 /** Creates the gateway; nothing listens until start(). */

@@ -1,5 +1,6 @@
 /**
- * The session service: sessions, posture data, terminators and the controller registry.
+ * The session service: sessions, posture data, terminators, the controller registry and the
+ * controller settings.
  * start: migrate → database → peers → consumers → start-up sweep → gRPC → serving; stop in
  * reverse. A stopped service can be started again (a new server each time).
  */
@@ -25,6 +26,9 @@ import { createSnapshot } from './snapshot.js';
 import { createServiceMarkers } from './service-markers.js';
 import { createPostureStore } from './posture-store.js';
 import { createPostureRpcHandlers } from './posture-grpc.js';
+import { createControllerSettingRecords } from './controller-setting-store.js';
+import { createControllerSettings } from './controller-settings.js';
+import { createControllerSettingRpcHandlers } from './controller-setting-grpc.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -108,12 +112,14 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
         ownCheck,
       ], log);
 
+      const settings = createControllerSettings({ records: createControllerSettingRecords(db), log });
       const markers = createServiceMarkers(db);
       const server = createRpcServer('session', log);
       server.add<SessionServiceHandlers>(contracts.session(), {
         ...createSessionHandlers(createSessionStore(db)),
         ...createSessionRpcHandlers(sessions, records),
         ...createTerminatorRpcHandlers(terminators),
+        ...createControllerSettingRpcHandlers(settings),
         ...createPostureRpcHandlers({ posture, peers, postureData }),
         async ObserveServiceList(req) {
           return { lastChangeAt: (await markers.observe(req.identityId, req.digest)).toISOString() };

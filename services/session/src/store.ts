@@ -5,6 +5,7 @@ import type { IntegrityRunsTable } from './integrity.js';
 import type { ServiceMarkersTable } from './service-markers.js';
 import type { PostureDataTable } from './posture-store.js';
 import type { TerminatorsTable } from './terminator-store.js';
+import type { ControllerSettingsTable } from './controller-setting-store.js';
 import type { ColumnType, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { notFound } from '@edge/errors';
@@ -32,6 +33,7 @@ export interface SessionDb {
   service_markers: ServiceMarkersTable;
   posture_data: PostureDataTable;
   terminators: TerminatorsTable;
+  controller_settings: ControllerSettingsTable;
 }
 
 export type ControllerRow = Selectable<ControllersTable>;
