@@ -1,10 +1,11 @@
 /**
  * Which services an identity sees through the client API: Dial/Bind policies over role
  * attributes, AllOf and AnyOf, @id, #all, config resolution, filters and paging, and that a
- * policy change is visible on the next read.
+ * policy change is visible on the next read. An admin also updates, patches and deletes
+ * services here, as on the management API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestController, type TestController } from '../support/controller.js';
+import { ADMIN, startTestController, type TestController } from '../support/controller.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 
 const M = '/edge/management/v1';
@@ -141,5 +142,47 @@ describe('client services', () => {
 
   it('needs a session', async () => {
     await c.http.get(`${C}/services`, { expectStatus: 401 });
+  });
+});
+
+describe('client service writes (admin only)', () => {
+  const detail = async (id: string) => (await c.http.get(`${M}/services/${id}`, { session: admin, expectStatus: 200 })).body.data;
+  const clientAdmin = async () => (await c.http.post(`${C}/authenticate?method=password`, { body: ADMIN, expectStatus: 200 })).body.data.token as string;
+
+  it('lets an admin update, patch and delete a service, seen on the management API', async () => {
+    const token = await clientAdmin();
+    const id = await post('/services', { name: 'client-edited', encryptionRequired: true, roleAttributes: ['a'], tags: { k: 'v' } });
+    await c.http.put(`${C}/services/${id}`, { body: { name: 'client-put', roleAttributes: ['b'] }, session: token, expectStatus: 200 });
+    expect(await detail(id)).toMatchObject({ name: 'client-put', roleAttributes: ['b'], tags: {} });
+    await c.http.patch(`${C}/services/${id}`, { body: { tags: { env: 'prod' } }, session: token, expectStatus: 200 });
+    expect(await detail(id)).toMatchObject({ name: 'client-put', roleAttributes: ['b'], tags: { env: 'prod' } });
+    await c.http.delete(`${C}/services/${id}`, { session: token, expectStatus: 200 });
+    await c.http.get(`${M}/services/${id}`, { session: admin, expectStatus: 404 });
+  });
+
+  it('answers 404 for an unknown service', async () => {
+    const r = await c.http.patch(`${C}/services/no-such-service`, { body: { name: 'x' }, session: admin, expectStatus: 404 });
+    expect(r.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('refuses a non-admin with 401 UNAUTHORIZED and changes nothing', async () => {
+    const id = await post('/services', { name: 'not-yours', encryptionRequired: true, roleAttributes: ['eu'] });
+    // Visible to the caller, so the refusal is about admin rights, not about seeing the service.
+    const policy = await post('/service-policies', { name: 'eu-sees-it', type: 'Dial', semantic: 'AllOf', identityRoles: ['#eu'], serviceRoles: [`@${id}`] });
+    await c.http.get(`${C}/services/${id}`, { session: eu.token, expectStatus: 200 });
+    const before = await detail(id);
+    for (const r of [
+      await c.http.put(`${C}/services/${id}`, { body: { name: 'taken-over' }, session: eu.token }),
+      await c.http.patch(`${C}/services/${id}`, { body: { roleAttributes: ['mine'] }, session: eu.token }),
+      await c.http.delete(`${C}/services/${id}`, { session: eu.token }),
+    ]) {
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe('UNAUTHORIZED');
+      expect(r.headers['www-authenticate']).toContain('invalid');
+    }
+    await c.http.put(`${C}/services/${id}`, { body: { name: 'anonymous' }, expectStatus: 401 });
+    expect(await detail(id)).toEqual(before);
+    await del(`/service-policies/${policy}`);
+    await del(`/services/${id}`);
   });
 });

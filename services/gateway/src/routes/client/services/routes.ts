@@ -4,7 +4,8 @@
  * evaluate its policies for them; the configs of the types the API session asked for at login
  * and of the `configTypes` parameter come with each service, and the posture queries say whether
  * they pass for the caller's API session. `/services/{id}/terminators`: where
- * a visible service is hosted.
+ * a visible service is hosted. An admin may also update, patch and delete a service here, as on
+ * the management API.
  */
 import { ok } from '@edge/envelope';
 import type { Clients } from '../../../clients.js';
@@ -13,6 +14,7 @@ import type { Router } from '../../../http/route.js';
 import { idParam } from '../../shared/entity.js';
 import { listBody, listQuery } from '../../shared/list.js';
 import { configTypesParam, renderClientService } from '../../management/services/map.js';
+import { registerServiceWriteRoutes } from '../../management/services/routes.js';
 import { renderClientTerminator } from '../../management/terminators/map.js';
 import { postureStates } from './posture.js';
 
@@ -52,4 +54,6 @@ export function registerClientServiceRoutes(route: Router, base: string, clients
     const page = await clients.session.listTerminators({ query: listQuery(req), serviceId: service.id });
     return { body: listBody(page.terminators.map(renderClientTerminator), page.meta) };
   });
+
+  registerServiceWriteRoutes(route, base, clients);
 }

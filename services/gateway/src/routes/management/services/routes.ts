@@ -1,5 +1,6 @@
 /**
  * Management `/services`: CRUD, the sub-lists of a service, and `/service-role-attributes`.
+ * The writes on one service are shared with the client API.
  */
 import { created, empty, ok } from '@edge/envelope';
 import { parseBody } from '@edge/schemas';
@@ -30,21 +31,7 @@ export function registerServiceRoutes(route: Router, base: string, clients: Clie
     return { body: ok(renderService(s)) };
   });
 
-  route('PUT', `${url}/:id`, 'admin', async (req) => {
-    await clients.policy.updateService({ id: idParam(req.params), fields: toFields(parseBody(serviceUpdate, req.body)), updateMask: UPDATE_FIELDS });
-    return { body: empty() };
-  });
-
-  route('PATCH', `${url}/:id`, 'admin', async (req) => {
-    const body = parseBody(servicePatch, req.body);
-    await clients.policy.updateService({ id: idParam(req.params), fields: toFields(body), updateMask: presentFields(req.body, UPDATE_FIELDS) });
-    return { body: empty() };
-  });
-
-  route('DELETE', `${url}/:id`, 'admin', async (req) => {
-    await clients.policy.deleteService({ id: idParam(req.params) });
-    return { body: empty() };
-  });
+  registerServiceWriteRoutes(route, base, clients);
 
   route('GET', `${url}/:id/configs`, 'admin', async (req) => {
     const page = await clients.policy.listConfigs({ query: listQuery(req), serviceId: idParam(req.params) });
@@ -64,5 +51,29 @@ export function registerServiceRoutes(route: Router, base: string, clients: Clie
   route('GET', `${base}/service-role-attributes`, 'admin', async (req) => {
     const page = await clients.policy.listServiceRoleAttributes({ query: listQuery(req) });
     return { body: listBody(page.attributes, page.meta) };
+  });
+}
+
+/**
+ * `PUT`, `PATCH` and `DELETE /services/{id}`, admin only. Both APIs serve them: the client spec
+ * lists them too (updateService, patchService, deleteService in client.yml).
+ */
+export function registerServiceWriteRoutes(route: Router, base: string, clients: Clients): void {
+  const url = `${base}/services`;
+
+  route('PUT', `${url}/:id`, 'admin', async (req) => {
+    await clients.policy.updateService({ id: idParam(req.params), fields: toFields(parseBody(serviceUpdate, req.body)), updateMask: UPDATE_FIELDS });
+    return { body: empty() };
+  });
+
+  route('PATCH', `${url}/:id`, 'admin', async (req) => {
+    const body = parseBody(servicePatch, req.body);
+    await clients.policy.updateService({ id: idParam(req.params), fields: toFields(body), updateMask: presentFields(req.body, UPDATE_FIELDS) });
+    return { body: empty() };
+  });
+
+  route('DELETE', `${url}/:id`, 'admin', async (req) => {
+    await clients.policy.deleteService({ id: idParam(req.params) });
+    return { body: empty() };
   });
 }
