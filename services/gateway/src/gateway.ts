@@ -9,7 +9,8 @@ import type { Config } from '@edge/config';
 import type { Logger } from '@edge/logging';
 import { createClients, type Clients } from './clients.js';
 import { createApp } from './http/app.js';
-import { createRouter } from './http/route.js';
+import { createRouter, type RouteEntry } from './http/route.js';
+import { registerDocsRoutes } from './docs/routes.js';
 import { createSessionCache, type SessionCache } from './http/session-cache.js';
 import { startTrustReload } from './http/trust-reload.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes } from './routes/root.js';
@@ -87,8 +88,9 @@ async function fetchTls(clients: Clients, log: Logger, timeoutMs = 120_000) {
   }
 }
 
-function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache) {
-  const route = createRouter(app, cache);
+export function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache) {
+  const registry: RouteEntry[] = [];
+  const route = createRouter(app, cache, registry);
   registerRootRoutes(route, config, clients);
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
     registerSessionRoutes(route, base, clients, cache);
@@ -131,6 +133,9 @@ function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, 
   registerClientSessionRoutes(route, CLIENT_BASE, clients);
   registerSessionManagementRoutes(route, MANAGEMENT_BASE, clients);
   registerControllerSettingRoutes(route, MANAGEMENT_BASE, clients);
+  // Last, so the documents describe every route above (and these).
+  registerDocsRoutes(route, registry);
+  return registry;
 }
 
 /** Creates the gateway; nothing listens until start(). */

@@ -2,6 +2,7 @@
  * The one way routes are declared: access check, request context for gRPC calls, envelope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import { context, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { runWithContext } from '@edge/rpc';
 import { authorize, expiryHeaders, type Access } from './access.js';
@@ -19,11 +20,35 @@ export type Handler = (req: FastifyRequest, principal: Principal | undefined) =>
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** What the API documents say about a route beyond its method, path and access. */
+export interface RouteDoc {
+  /** The zod schema the handler parses the JSON body with. */
+  body?: z.ZodType;
+  /** The body is text (a PEM CSR or certificate) rather than JSON. */
+  textBody?: boolean;
+  /** The status of a successful answer when it is not 200. */
+  status?: number;
+  /** What the answer is when it is not a JSON envelope. */
+  produces?: string;
+}
+
+/** One declared route, as the OpenAPI documents are generated from. */
+export interface RouteEntry {
+  method: Method;
+  url: string;
+  access: Access;
+  doc: RouteDoc;
+}
+
 const tracer = trace.getTracer('@edge/gateway');
 
-/** Registers routes under a prefix with the session cache at hand. */
-export function createRouter(app: FastifyInstance, cache: SessionCache) {
-  return (method: Method, url: string, access: Access, handler: Handler) => {
+/**
+ * Registers routes with the session cache at hand; every route declared is also recorded in
+ * `registry`, from which the served API documents are built.
+ */
+export function createRouter(app: FastifyInstance, cache: SessionCache, registry: RouteEntry[] = []) {
+  return (method: Method, url: string, access: Access, handler: Handler, doc: RouteDoc = {}) => {
+    registry.push({ method, url, access, doc });
     const respond = async (req: FastifyRequest, reply: FastifyReply) => {
       const principal = await authorize(req, access, cache);
       const ctx = { requestId: req.id, actorId: principal?.apiSession?.identityId };

@@ -37,7 +37,7 @@ export function registerCurrentAuthenticatorRoutes(route: Router, base: string, 
     const b = parseBody(authenticatorUpdateWithCurrent, req.body);
     await clients.auth.updateAuthenticator(toUpdate(id(req), b, changeMask(b, true), principal!.apiSession!.identityId));
     return { body: empty() };
-  });
+  }, { body: authenticatorUpdateWithCurrent });
 
   route('POST', `${url}/:id/extend`, 'session', async (req, principal) => {
     const b = parseBody(identityExtendEnrollmentRequest, req.body);
@@ -45,18 +45,18 @@ export function registerCurrentAuthenticatorRoutes(route: Router, base: string, 
       identityId: principal!.apiSession!.identityId, id: id(req), clientCertPem: clientCertPem(req), csrPem: b.clientCertCsr,
     });
     return { body: ok({ clientCert: issued.clientCert, ca: issued.ca }) };
-  });
+  }, { body: identityExtendEnrollmentRequest });
 
   route('POST', `${url}/:id/extend-verify`, 'session', async (req, principal) => {
     const b = parseBody(identityExtendValidateEnrollmentRequest, req.body);
     await clients.auth.verifyExtendCertAuthenticator({ identityId: principal!.apiSession!.identityId, id: id(req), clientCertPem: b.clientCert });
     return { body: empty() };
-  });
+  }, { body: identityExtendValidateEnrollmentRequest });
 
   route('PATCH', `${url}/:id`, 'session', async (req, principal) => {
     const b = parseBody(authenticatorPatchWithCurrent, req.body);
     const mask = changeMask(req.body as Record<string, unknown>, false).filter((f) => f !== 'currentPassword');
     await clients.auth.updateAuthenticator(toUpdate(id(req), b, mask, principal!.apiSession!.identityId));
     return { body: empty() };
-  });
+  }, { body: authenticatorPatchWithCurrent });
 }

@@ -47,7 +47,7 @@ export function registerMfaRoutes(route: Router, base: string, clients: Clients,
     await clients.auth.authenticateMfa({ apiSessionId: apiSessionId(principal), code });
     cache.forget(sessionToken(req)!); // this replica's next request sees the completed session
     return { body: empty() };
-  });
+  }, { body: mfaCode });
 
   route('GET', url, 'partial', async (_req, principal) => {
     return { body: ok(renderMfa(await clients.auth.detailMfa({ apiSessionId: apiSessionId(principal) }))) };
@@ -56,7 +56,7 @@ export function registerMfaRoutes(route: Router, base: string, clients: Clients,
   route('POST', url, 'partial', async (_req, principal) => {
     const { id } = await clients.auth.enrollMfa({ apiSessionId: apiSessionId(principal) });
     return { status: 201, body: ok({ id, _links: MFA_LINK }) };
-  });
+  }, { status: 201 });
 
   route('DELETE', url, 'session', async (req, principal) => {
     await clients.auth.deleteMfa({ apiSessionId: apiSessionId(principal), code: headerOrBodyCode(req) });
@@ -73,7 +73,7 @@ export function registerMfaRoutes(route: Router, base: string, clients: Clients,
     await clients.auth.verifyMfa({ apiSessionId: apiSessionId(principal), code });
     cache.forget(sessionToken(req)!);
     return { body: empty() };
-  });
+  }, { body: mfaCode });
 
   route('GET', `${url}/recovery-codes`, 'session', async (req, principal) => {
     const m = await clients.auth.detailMfaRecoveryCodes({ apiSessionId: apiSessionId(principal), code: headerOrBodyCode(req) });
@@ -85,11 +85,11 @@ export function registerMfaRoutes(route: Router, base: string, clients: Clients,
     const { code } = parseBody(mfaCode, req.body);
     await clients.auth.createMfaRecoveryCodes({ apiSessionId: apiSessionId(principal), code });
     return { body: empty() };
-  });
+  }, { body: mfaCode });
 
   route('POST', `${base}/current-api-session/totp-token`, 'session', async (req, principal) => {
     const { code } = parseBody(mfaCode, req.body);
     const t = await clients.auth.createTotpToken({ apiSessionId: apiSessionId(principal), code });
     return { body: ok({ token: t.token, issuedAt: t.issuedAt }) };
-  });
+  }, { body: mfaCode });
 }

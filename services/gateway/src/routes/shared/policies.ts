@@ -63,20 +63,20 @@ export function registerPolicyRoutes(route: Router, base: string, f: PolicyFamil
   route('POST', url, 'admin', async (req) => {
     const { id } = await f.create(f.toFields(parseBody(f.schemas.create, req.body) as Record<string, unknown>));
     return { status: 201, body: created(id, f.collection) };
-  });
+  }, { body: f.schemas.create, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(renderPolicy(await f.get(idParam(req.params)), f.collection)) }));
 
   route('PUT', `${url}/:id`, 'admin', async (req) => {
     await f.update(idParam(req.params), f.toFields(parseBody(f.schemas.update, req.body) as Record<string, unknown>), f.fields);
     return { body: empty() };
-  });
+  }, { body: f.schemas.update });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(f.schemas.patch, req.body) as Record<string, unknown>;
     await f.update(idParam(req.params), f.toFields(body), presentFields(req.body, f.fields));
     return { body: empty() };
-  });
+  }, { body: f.schemas.patch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await f.delete(idParam(req.params));

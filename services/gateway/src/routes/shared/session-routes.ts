@@ -50,7 +50,7 @@ export function registerSessionRoutes(route: Router, base: string, clients: Clie
       bearerToken: bearerToken(req),
     });
     return { body: ok(renderApiSession(session, session.token)), headers: { 'zt-session': session.token } };
-  });
+  }, { body: authenticateBody });
 
   route('GET', `${base}/current-api-session`, 'partial', async (req, principal) => {
     const session = await clients.auth.getApiSession({ id: principal!.apiSession!.id });

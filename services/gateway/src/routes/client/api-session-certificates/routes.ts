@@ -38,7 +38,7 @@ export function registerApiSessionCertificateRoutes(route: Router, base: string,
     const c = await clients.auth.createApiSessionCertificate({ apiSessionId: principal!.apiSession!.id, csrPem: body.csr });
     const data = { id: c.id, _links: { self: { href: `./${COLLECTION}/${c.id}` } }, certificate: c.certificate, cas: c.cas };
     return { status: 201, body: ok(data) };
-  });
+  }, { body: currentApiSessionCertificateCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'session', async (req, principal) => {
     return { body: ok(render(await clients.auth.getApiSessionCertificate(ref(req, principal!.apiSession!.id)))) };

@@ -81,17 +81,17 @@ export function registerEnrollRoutes(route: Router, base: string, clients: Clien
     return certsEnvelope(await clients.pki.enrollWithCsr({
       method, token, clientCsrPem: body.clientCsr ?? body.certCsr ?? '', serverCsrPem: body.serverCertCsr ?? '',
     }));
-  });
+  }, { body: genericEnroll });
 
   route('POST', `${base}/enroll/ott`, 'public', async (req) => {
     const body = parseBody(ottEnrollmentRequest, req.body);
     return certsEnvelope(await clients.pki.enrollWithCsr({ method: 'ott', token: body.token ?? '', clientCsrPem: body.clientCsr ?? '', serverCsrPem: '' }));
-  });
+  }, { body: ottEnrollmentRequest });
 
   route('POST', `${base}/enroll/ottca`, 'public', async (req) => {
     const body = parseBody(ottEnrollmentRequest, req.body ?? {});
     return withCaCertificate(req, 'ottca', body.token ?? '');
-  });
+  }, { body: ottEnrollmentRequest });
 
   route('POST', `${base}/enroll/ca`, 'public', async (req) => withCaCertificate(req, 'ca', ''));
 
@@ -111,7 +111,7 @@ export function registerEnrollRoutes(route: Router, base: string, clients: Clien
       bearerToken: /^bearer /i.test(auth) ? auth.slice(7).trim() : '', issuerId: issuer.trim(), clientCsrPem: body.clientCsr ?? '',
     });
     return r.cert ? { body: ok({ cert: r.cert, ca: r.ca }) } : { body: empty() };
-  });
+  }, { body: tokenEnrollmentRequest });
 
   // A router presenting its current client certificate at TLS gets new ones (no token).
   route('POST', `${base}/enroll/extend/router`, 'public', async (req) => {
@@ -119,19 +119,19 @@ export function registerEnrollRoutes(route: Router, base: string, clients: Clien
     return certsEnvelope(await clients.pki.extendRouterEnrollment({
       clientCertPem: clientCertPem(req), certCsrPem: body.certCsr, serverCertCsrPem: body.serverCertCsr,
     }));
-  });
+  }, { body: routerExtendEnrollmentRequest });
 
   route('POST', `${base}/enroll/updb`, 'public', async (req) => {
     const body = parseBody(updbCredentials, req.body);
     await clients.pki.enrollUpdb({ token: text(query(req).token), password: body.password });
     return { body: empty() };
-  });
+  }, { body: updbCredentials });
 
   // nonceSignature is answered as it is, without the envelope (the spec's 200 schema).
   route('POST', `${base}/enroll/challenge`, 'public', async (req) => {
     const body = parseBody(nonceChallenge, req.body);
     return { body: await clients.pki.signEnrollmentChallenge({ keyId: body.keyId, nonce: body.nonce }) };
-  });
+  }, { body: nonceChallenge });
 
   route('GET', `${base}/enroll/jwks`, 'public', async () => {
     const { jwksJson } = await clients.pki.getEnrollmentJwks({});

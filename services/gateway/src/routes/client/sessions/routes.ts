@@ -26,7 +26,7 @@ export function registerClientSessionRoutes(route: Router, base: string, clients
       serviceId: body.serviceId, type: body.type ?? 'Dial', tagsJson: JSON.stringify(body.tags ?? {}),
     });
     return { status: 201, body: ok(renderSession(s)) };
-  });
+  }, { body: sessionCreate, status: 201 });
 
   route('GET', url, 'session', async (req, principal) => {
     const page = await clients.session.listSessions({ query: listQuery(req), identityId: scope(principal) });

@@ -24,21 +24,21 @@ export function registerAuthPolicyRoutes(route: Router, base: string, clients: C
   route('POST', url, 'admin', async (req) => {
     const created_ = await clients.auth.createAuthPolicy({ fields: toFields(parseBody(authPolicyCreate, req.body)) });
     return { status: 201, body: created(created_.id, 'auth-policies') };
-  });
+  }, { body: authPolicyCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(renderAuthPolicy(await clients.auth.getAuthPolicy({ id: id(req) }))) }));
 
   route('PUT', `${url}/:id`, 'admin', async (req) => {
     await clients.auth.updateAuthPolicy({ id: id(req), fields: toFields(parseBody(authPolicyCreate, req.body)) });
     return { body: empty() };
-  });
+  }, { body: authPolicyCreate });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(authPolicyPatch, req.body);
     const current = await clients.auth.getAuthPolicy({ id: id(req) });
     await clients.auth.updateAuthPolicy({ id: id(req), fields: patchedFields(current.fields!, body) });
     return { body: empty() };
-  });
+  }, { body: authPolicyPatch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await clients.auth.deleteAuthPolicy({ id: id(req) });

@@ -33,7 +33,7 @@ export function registerAuthenticatorRoutes(route: Router, base: string, clients
       identityId: b.identityId, method: b.method, username: b.username ?? '', password: b.password ?? '', certPem: b.certPem ?? '', tagsJson: JSON.stringify(b.tags ?? {}),
     });
     return { status: 201, body: created(r.id, 'authenticators') };
-  });
+  }, { body: authenticatorCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(renderAuthenticator(await clients.auth.getAuthenticator({ id: id(req) }))) }));
 
@@ -41,19 +41,19 @@ export function registerAuthenticatorRoutes(route: Router, base: string, clients
     const b = parseBody(authenticatorUpdate, req.body);
     await clients.auth.updateAuthenticator(toUpdate(id(req), b, changeMask(b, true)));
     return { body: empty() };
-  });
+  }, { body: authenticatorUpdate });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const b = parseBody(authenticatorPatch, req.body);
     await clients.auth.updateAuthenticator(toUpdate(id(req), b, changeMask(req.body as Record<string, unknown>, false)));
     return { body: empty() };
-  });
+  }, { body: authenticatorPatch });
 
   route('POST', `${url}/:id/request-extend`, 'admin', async (req) => {
     const b = parseBody(requestExtendAuthenticator, req.body ?? {});
     await clients.auth.requestExtendAuthenticator({ id: id(req), rollKeys: b.rollKeys ?? false });
     return { body: empty() };
-  });
+  }, { body: requestExtendAuthenticator });
 
   // A UPDB authenticator becomes a UPDB enrollment and a certificate one an OTT enrollment
   // (as reEnrollAuthenticator in the spec); the authenticator goes once the enrollment exists.
@@ -65,7 +65,7 @@ export function registerAuthenticatorRoutes(route: Router, base: string, clients
     });
     await clients.auth.deleteAuthenticator({ id: a.id });
     return { status: 201, body: created(e.id, 'enrollments') };
-  });
+  }, { body: reEnroll, status: 201 });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await clients.auth.deleteAuthenticator({ id: id(req) });

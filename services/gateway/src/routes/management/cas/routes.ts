@@ -26,20 +26,20 @@ export function registerCaRoutes(route: Router, base: string, clients: Clients):
   route('POST', url, 'admin', async (req) => {
     const r = await clients.pki.createCa(toCaFields(parseBody(caCreate, req.body)));
     return { status: 201, body: created(r.id, 'cas') };
-  });
+  }, { body: caCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(renderCa(await clients.pki.getCa({ id: id(req) }))) }));
 
   route('PUT', `${url}/:id`, 'admin', async (req) => {
     await clients.pki.updateCa({ id: id(req), fields: toCaFields(parseBody(caUpdate, req.body)), updateMask: ALL_FIELDS });
     return { body: empty() };
-  });
+  }, { body: caUpdate });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(caPatch, req.body);
     await clients.pki.updateCa({ id: id(req), fields: toCaFields(body), updateMask: patchMask(req.body) });
     return { body: empty() };
-  });
+  }, { body: caPatch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await clients.pki.deleteCa({ id: id(req) });

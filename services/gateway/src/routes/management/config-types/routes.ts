@@ -22,20 +22,20 @@ export function registerConfigTypeRoutes(route: Router, base: string, clients: C
   route('POST', url, 'admin', async (req) => {
     const { id } = await clients.policy.createConfigType({ fields: toFields(parseBody(configTypeCreate, req.body)) });
     return { status: 201, body: created(id, 'config-types') };
-  });
+  }, { body: configTypeCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(renderConfigType(await clients.policy.getConfigType({ id: idParam(req.params) }))) }));
 
   route('PUT', `${url}/:id`, 'admin', async (req) => {
     await clients.policy.updateConfigType({ id: idParam(req.params), fields: toFields(parseBody(configTypeUpdate, req.body)), updateMask: UPDATE_FIELDS });
     return { body: empty() };
-  });
+  }, { body: configTypeUpdate });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(configTypePatch, req.body);
     await clients.policy.updateConfigType({ id: idParam(req.params), fields: toFields(body), updateMask: presentFields(req.body, UPDATE_FIELDS) });
     return { body: empty() };
-  });
+  }, { body: configTypePatch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await clients.policy.deleteConfigType({ id: idParam(req.params) });

@@ -22,20 +22,20 @@ export function registerConfigRoutes(route: Router, base: string, clients: Clien
   route('POST', url, 'admin', async (req) => {
     const { id } = await clients.policy.createConfig({ fields: toFields(parseBody(configCreate, req.body)) });
     return { status: 201, body: created(id, 'configs') };
-  });
+  }, { body: configCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(renderConfig(await clients.policy.getConfig({ id: idParam(req.params) }))) }));
 
   route('PUT', `${url}/:id`, 'admin', async (req) => {
     await clients.policy.updateConfig({ id: idParam(req.params), fields: toFields(parseBody(configUpdate, req.body)), updateMask: UPDATE_FIELDS });
     return { body: empty() };
-  });
+  }, { body: configUpdate });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(configPatch, req.body);
     await clients.policy.updateConfig({ id: idParam(req.params), fields: toFields(body), updateMask: presentFields(req.body, UPDATE_FIELDS) });
     return { body: empty() };
-  });
+  }, { body: configPatch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await clients.policy.deleteConfig({ id: idParam(req.params) });

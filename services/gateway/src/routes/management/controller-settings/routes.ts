@@ -25,7 +25,7 @@ export function registerControllerSettingRoutes(route: Router, base: string, cli
     const b = parseBody(controllerSettingCreate, req.body);
     const { id } = await clients.session.createControllerSetting({ controllerId: b.controllerId, fields: toFields(b) });
     return { status: 201, body: created(id, 'controller-settings') };
-  });
+  }, { body: controllerSettingCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => {
     return { body: ok(renderControllerSetting(await clients.session.getControllerSetting({ id: idParam(req.params) }))) };
@@ -39,13 +39,13 @@ export function registerControllerSettingRoutes(route: Router, base: string, cli
     const fields = toFields(parseBody(controllerSettingUpdate, req.body));
     await clients.session.updateControllerSetting({ id: idParam(req.params), fields, updateMask: UPDATE_FIELDS });
     return { body: empty() };
-  });
+  }, { body: controllerSettingUpdate });
 
   route('PATCH', effective, 'admin', async (req) => {
     const fields = toFields(parseBody(controllerSettingUpdate, req.body));
     await clients.session.updateControllerSetting({ id: idParam(req.params), fields, updateMask: patchMask(req.body) });
     return { body: empty() };
-  });
+  }, { body: controllerSettingUpdate });
 
   route('DELETE', effective, 'admin', async (req) => {
     await clients.session.deleteControllerSetting({ id: idParam(req.params) });

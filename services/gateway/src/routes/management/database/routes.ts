@@ -19,7 +19,7 @@ export function registerDatabaseRoutes(route: Router, base: string, clients: Cli
     route('POST', `${base}/database/${path}`, 'admin', async () => {
       await clients.session.startIntegrityCheck({ fix });
       return { status: 202, body: empty() };
-    });
+    }, { status: 202 });
   }
 
   route('GET', `${base}/database/data-integrity-results`, 'admin', async () => {

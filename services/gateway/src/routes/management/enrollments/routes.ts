@@ -27,7 +27,7 @@ export function registerEnrollmentRoutes(route: Router, base: string, clients: C
       method: body.method, identityId: body.identityId, caId: body.caId ?? undefined, username: body.username ?? undefined, expiresAt: body.expiresAt,
     });
     return { status: 201, body: created(e.id, 'enrollments') };
-  });
+  }, { body: enrollmentCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => {
     const e = await clients.pki.getEnrollment({ id: (req.params as Params).id });
@@ -43,7 +43,7 @@ export function registerEnrollmentRoutes(route: Router, base: string, clients: C
     const { expiresAt } = parseBody(enrollmentRefresh, req.body);
     const e = await clients.pki.refreshEnrollment({ id: (req.params as Params).id, expiresAt });
     return { body: created(e.id, 'enrollments') };
-  });
+  }, { body: enrollmentRefresh });
 
   route('GET', `${base}/identities/:id/enrollments`, 'admin', async (req) => {
     const id = (req.params as Params).id;

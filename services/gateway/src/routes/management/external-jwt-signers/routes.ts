@@ -25,7 +25,7 @@ export function registerExtJwtSignerRoutes(route: Router, base: string, clients:
   route('POST', url, 'admin', async (req) => {
     const r = await clients.auth.createExternalJwtSigner(toSignerFields(parseBody(extJwtSignerCreate, req.body)));
     return { status: 201, body: created(r.id, 'external-jwt-signers') };
-  });
+  }, { body: extJwtSignerCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(renderSigner(await clients.auth.getExternalJwtSigner({ id: id(req) }))) }));
 
@@ -33,14 +33,14 @@ export function registerExtJwtSignerRoutes(route: Router, base: string, clients:
     const b = parseBody(extJwtSignerCreate, req.body);
     await clients.auth.updateExternalJwtSigner({ id: id(req), fields: toSignerFields(b), updateMask: ALL_FIELDS });
     return { body: empty() };
-  });
+  }, { body: extJwtSignerCreate });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const b = parseBody(extJwtSignerPatch, req.body);
     const mask = ALL_FIELDS.filter((f) => f in (req.body as Record<string, unknown>));
     await clients.auth.updateExternalJwtSigner({ id: id(req), fields: toSignerFields(b), updateMask: mask });
     return { body: empty() };
-  });
+  }, { body: extJwtSignerPatch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await clients.auth.deleteExternalJwtSigner({ id: id(req) });

@@ -34,7 +34,7 @@ export function registerIdentityActionRoutes(route: Router, base: string, client
     const { durationMinutes } = parseBody(disableParams, req.body);
     await clients.identity.disableIdentity({ id: (req.params as Params).id, durationMinutes });
     return { body: empty() };
-  });
+  }, { body: disableParams });
 
   route('POST', `${url}/enable`, 'admin', async (req) => {
     await clients.identity.enableIdentity({ id: (req.params as Params).id });
@@ -49,5 +49,5 @@ export function registerIdentityActionRoutes(route: Router, base: string, client
       id: (req.params as Params).id, enabled: spec.enabled ?? false, durationMs, traceId: spec.traceId ?? '', channels: spec.channels ?? [],
     });
     return { body: ok({ enabled: t.enabled, traceId: t.traceId, ...(t.until ? { until: t.until } : {}) }) };
-  });
+  }, { body: traceSpec });
 }

@@ -43,7 +43,7 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
     // The identity service creates the enrollments asked for with the identity, or neither.
     const { id } = await clients.identity.createIdentity({ fields: toFields(body), enrollment: toEnrollmentRequest(body) });
     return { status: 201, body: created(id, 'identities') };
-  });
+  }, { body: identityCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(await detail((req.params as Params).id)) }));
 
@@ -51,14 +51,14 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
     const body = parseBody(identityUpdate, req.body);
     await clients.identity.updateIdentity({ id: (req.params as Params).id, fields: toFields(body), updateMask: ALL_FIELDS });
     return { body: empty() };
-  });
+  }, { body: identityUpdate });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(identityPatch, req.body);
     const mask = patchMask(req.body as Record<string, unknown>);
     await clients.identity.updateIdentity({ id: (req.params as Params).id, fields: toFields(body), updateMask: mask });
     return { body: empty() };
-  });
+  }, { body: identityPatch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await clients.identity.deleteIdentity({ id: (req.params as Params).id });

@@ -58,11 +58,11 @@ export function registerIdentityServiceConfigRoutes(route: Router, base: string,
     }));
     await clients.identity.assignServiceConfigs({ identityId: idParam(req.params), configs });
     return { body: empty() };
-  });
+  }, { body: assignList });
 
   route('DELETE', url, 'admin', async (req) => {
     const pairs = req.body === undefined || req.body === null || req.body === '' ? [] : parseBody(assignList, req.body);
     await clients.identity.removeServiceConfigs({ identityId: idParam(req.params), configs: pairs.map((p) => ({ ...p, configTypeId: '' })) });
     return { body: empty() };
-  });
+  }, { body: assignList });
 }

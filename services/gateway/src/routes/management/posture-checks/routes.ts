@@ -32,7 +32,7 @@ export function registerPostureCheckRoutes(route: Router, base: string, clients:
   route('POST', url, 'admin', async (req) => {
     const { id } = await p.createPostureCheck({ fields: toFields(parseBody(postureCheckCreate, req.body)) });
     return { status: 201, body: created(id, 'posture-checks') };
-  });
+  }, { body: postureCheckCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(renderPostureCheck(await p.getPostureCheck({ id: idParam(req.params) }))) }));
 
@@ -40,13 +40,13 @@ export function registerPostureCheckRoutes(route: Router, base: string, clients:
     const body = parseBody(postureCheckUpdate, req.body);
     await p.updatePostureCheck({ id: idParam(req.params), fields: toFields(body), updateMask: fieldsOf(body.typeId) });
     return { body: empty() };
-  });
+  }, { body: postureCheckUpdate });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(postureCheckPatch, req.body);
     await p.updatePostureCheck({ id: idParam(req.params), fields: toFields(body), updateMask: presentFields(req.body, fieldsOf(body.typeId)).filter((f) => f !== 'typeId') });
     return { body: empty() };
-  });
+  }, { body: postureCheckPatch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await p.deletePostureCheck({ id: idParam(req.params) });

@@ -34,7 +34,7 @@ export function registerRevocationRoutes(route: Router, base: string, clients: C
     const b = parseBody(revocationCreate, req.body);
     await clients.auth.createRevocation({ id: b.id, type: b.type, tagsJson: JSON.stringify(b.tags ?? {}) });
     return { status: 201, body: created(b.id, 'revocations') };
-  });
+  }, { body: revocationCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => {
     const r = await clients.auth.getRevocation({ id: (req.params as { id: string }).id });

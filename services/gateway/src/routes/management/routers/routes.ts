@@ -57,7 +57,7 @@ function registerFamily(route: Router, base: string, clients: Clients, f: Family
     const body = parseBody(f.create, req.body);
     const { id } = await clients.identity.createRouter({ kind, fields: toRouterFields(body) });
     return { status: 201, body: created(id, f.collection) };
-  });
+  }, { body: f.create, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => {
     const r = await clients.identity.getRouter({ kind, id: (req.params as Params).id });
@@ -68,14 +68,14 @@ function registerFamily(route: Router, base: string, clients: Clients, f: Family
     const body = parseBody(f.create, req.body);
     await clients.identity.updateRouter({ kind, id: (req.params as Params).id, fields: toRouterFields(body), updateMask: f.fields });
     return { body: empty() };
-  });
+  }, { body: f.create });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(f.patch, req.body);
     const mask = routerPatchMask(req.body as Record<string, unknown>, f.fields);
     await clients.identity.updateRouter({ kind, id: (req.params as Params).id, fields: toRouterFields(body), updateMask: mask });
     return { body: empty() };
-  });
+  }, { body: f.patch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await clients.identity.deleteRouter({ kind, id: (req.params as Params).id });

@@ -24,7 +24,7 @@ export function registerServiceRoutes(route: Router, base: string, clients: Clie
   route('POST', url, 'admin', async (req) => {
     const { id } = await clients.policy.createService({ fields: toFields(parseBody(serviceCreate, req.body)) });
     return { status: 201, body: created(id, 'services') };
-  });
+  }, { body: serviceCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => {
     const s = await clients.policy.getService({ id: idParam(req.params), configTypes: configTypesParam(req) });
@@ -64,13 +64,13 @@ export function registerServiceWriteRoutes(route: Router, base: string, clients:
   route('PUT', `${url}/:id`, 'admin', async (req) => {
     await clients.policy.updateService({ id: idParam(req.params), fields: toFields(parseBody(serviceUpdate, req.body)), updateMask: UPDATE_FIELDS });
     return { body: empty() };
-  });
+  }, { body: serviceUpdate });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(servicePatch, req.body);
     await clients.policy.updateService({ id: idParam(req.params), fields: toFields(body), updateMask: presentFields(req.body, UPDATE_FIELDS) });
     return { body: empty() };
-  });
+  }, { body: servicePatch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await clients.policy.deleteService({ id: idParam(req.params) });

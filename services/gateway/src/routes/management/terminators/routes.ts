@@ -22,7 +22,7 @@ export function registerTerminatorRoutes(route: Router, base: string, clients: C
   route('POST', url, 'admin', async (req) => {
     const { id } = await clients.session.createTerminator({ fields: toFields(parseBody(terminatorCreate, req.body)) });
     return { status: 201, body: created(id, 'terminators') };
-  });
+  }, { body: terminatorCreate, status: 201 });
 
   route('GET', `${url}/:id`, 'admin', async (req) => {
     return { body: ok(renderTerminator(await clients.session.getTerminator({ id: idParam(req.params) }))) };
@@ -32,13 +32,13 @@ export function registerTerminatorRoutes(route: Router, base: string, clients: C
     const fields = toFields(parseBody(terminatorUpdate, req.body));
     await clients.session.updateTerminator({ id: idParam(req.params), fields, updateMask: UPDATE_FIELDS });
     return { body: empty() };
-  });
+  }, { body: terminatorUpdate });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const fields = toFields(parseBody(terminatorPatch, req.body));
     await clients.session.updateTerminator({ id: idParam(req.params), fields, updateMask: presentFields(req.body, UPDATE_FIELDS) });
     return { body: empty() };
-  });
+  }, { body: terminatorPatch });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {
     await clients.session.deleteTerminator({ id: idParam(req.params) });
