@@ -37,4 +37,21 @@ describe('posture evaluation', () => {
     expect(queryState(mfa, { mfa: { passedAt: new Date() } })).toEqual({ isPassing: true, timeoutRemaining: 120 });
     expect(queryState(undefined, {})).toEqual({ isPassing: false, timeoutRemaining: -1 });
   });
+
+  it('counts an MFA pass down from when MFA was completed, and fails it once timed out', () => {
+    const mfa: PostureCheckDef = { id: 'x', name: 'mfa', typeId: 'MFA', data: { timeoutSeconds: 120 } };
+    const forEver: PostureCheckDef = { id: 'y', name: 'mfa', typeId: 'MFA', data: { timeoutSeconds: -1 } };
+    const passedAt = new Date('2026-01-01T00:00:00Z');
+    const at = (seconds: number) => new Date(passedAt.getTime() + seconds * 1000);
+    expect(queryState(mfa, { mfa: { passedAt } }, at(30))).toEqual({ isPassing: true, timeoutRemaining: 90 });
+    expect(queryState(mfa, { mfa: { passedAt } }, at(119.5))).toEqual({ isPassing: true, timeoutRemaining: 1 });
+    expect(queryState(mfa, { mfa: { passedAt } }, at(120))).toEqual({ isPassing: false, timeoutRemaining: 0 });
+    expect(checkPasses(mfa, { mfa: { passedAt } }, at(121))).toBe(false);
+    expect(queryState(forEver, { mfa: { passedAt } }, at(1e6))).toEqual({ isPassing: true, timeoutRemaining: -1 });
+    expect(queryState(forEver, {}, at(0))).toEqual({ isPassing: false, timeoutRemaining: -1 });
+    // A session asked for after the timeout is refused by a policy needing that check.
+    const policy = { id: 'p', name: 'mfa', type: 'Dial' as const, checkIds: ['x'] };
+    expect(evaluatePosture([policy], 'Dial', new Map([['x', mfa]]), { mfa: { passedAt } }, at(60)).passed).toBe(true);
+    expect(evaluatePosture([policy], 'Dial', new Map([['x', mfa]]), { mfa: { passedAt } }, at(600)).passed).toBe(false);
+  });
 });

@@ -70,7 +70,7 @@ function processPasses(want: { path?: string; hashes?: string[]; signerFingerpri
 }
 
 /** Whether one check passes against the data (no data: it does not). */
-export function checkPasses(check: PostureCheckDef, data: PostureData): boolean {
+export function checkPasses(check: PostureCheckDef, data: PostureData, now = new Date()): boolean {
   const d = check.data;
   switch (check.typeId) {
     case 'OS': {
@@ -90,7 +90,7 @@ export function checkPasses(check: PostureCheckDef, data: PostureData): boolean 
       return d.semantic === 'AnyOf' ? ps.some((p) => processPasses(p, data)) : ps.length > 0 && ps.every((p) => processPasses(p, data));
     }
     case 'MFA':
-      return data.mfa?.passedAt !== undefined;
+      return mfaSecondsLeft(check, data, now) !== 0;
     default:
       return false;
   }
@@ -128,14 +128,14 @@ function compareVersions(a: string, b: string): number {
  * Evaluates the granting policies of the session's type. No policy of that type means nothing to
  * check (the permission check refuses that case before).
  */
-export function evaluatePosture(policies: readonly GrantingPolicy[], type: SessionType, checks: ReadonlyMap<string, PostureCheckDef>, data: PostureData): PostureResult {
+export function evaluatePosture(policies: readonly GrantingPolicy[], type: SessionType, checks: ReadonlyMap<string, PostureCheckDef>, data: PostureData, now = new Date()): PostureResult {
   const passingPolicyIds: string[] = [];
   const failures: PolicyFailure[] = [];
   const ofType = policies.filter((p) => p.type === type);
   for (const p of ofType) {
     const failed = p.checkIds
       .map((id) => checks.get(id))
-      .filter((c): c is PostureCheckDef => c !== undefined && !checkPasses(c, data))
+      .filter((c): c is PostureCheckDef => c !== undefined && !checkPasses(c, data, now))
       .map((c) => ({ postureCheckId: c.id, postureCheckName: c.name, postureCheckType: c.typeId }));
     if (failed.length === 0) passingPolicyIds.push(p.id);
     else failures.push({ policyId: p.id, policyName: p.name, checks: failed });
@@ -150,14 +150,32 @@ export interface QueryState {
   timeoutRemaining: number;
 }
 
+/** How long an MFA pass lasts for `check`, in seconds; -1 (no positive `timeoutSeconds`): for ever. */
+function mfaTimeout(check: PostureCheckDef): number {
+  const t = check.data.timeoutSeconds;
+  return typeof t === 'number' && t > 0 ? t : -1;
+}
+
 /**
- * The state of one posture query against an API session's data. Only MFA checks time out; MFA
- * re-prompts (on timeout, wake or unlock) are not enforced, so a passing one keeps its whole
- * timeout. An unknown check does not pass.
+ * Whole seconds left of the API session's MFA pass under an MFA check at `now`: 0 when MFA was
+ * not passed or the pass has timed out, -1 when it was passed and the check has no timeout.
  */
-export function queryState(check: PostureCheckDef | undefined, data: PostureData): QueryState {
+function mfaSecondsLeft(check: PostureCheckDef, data: PostureData, now: Date): number {
+  const passedAt = data.mfa?.passedAt;
+  if (passedAt === undefined) return 0;
+  const timeout = mfaTimeout(check);
+  if (timeout < 0) return -1;
+  return Math.max(0, Math.ceil(timeout - (now.getTime() - passedAt.getTime()) / 1000));
+}
+
+/**
+ * The state of one posture query against an API session's data at `now`. Only MFA checks time
+ * out: a pass lasts `timeoutSeconds` from when the API session completed MFA, and counts down
+ * (re-prompts on wake or unlock are not enforced). An unknown check does not pass.
+ */
+export function queryState(check: PostureCheckDef | undefined, data: PostureData, now = new Date()): QueryState {
   if (!check) return { isPassing: false, timeoutRemaining: -1 };
-  const isPassing = checkPasses(check, data);
-  const timeout = check.typeId === 'MFA' && typeof check.data.timeoutSeconds === 'number' ? check.data.timeoutSeconds : -1;
-  return { isPassing, timeoutRemaining: timeout < 0 ? -1 : isPassing ? timeout : 0 };
+  const isPassing = checkPasses(check, data, now);
+  if (check.typeId !== 'MFA' || mfaTimeout(check) < 0) return { isPassing, timeoutRemaining: -1 };
+  return { isPassing, timeoutRemaining: mfaSecondsLeft(check, data, now) };
 }
