@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_NAMES } from '@edge/config';
-import { createHttpClient, loadSpecValidator, type HttpClient } from '@edge/testing';
+import { createHttpClient, freePortBlock, loadSpecValidator, type HttpClient } from '@edge/testing';
 import { cleanupPrefix } from './support/cleanup.js';
 import { freePort, TEST_DATABASE_URL, TEST_NATS_URL, uniquePrefix } from './support/infra.js';
 import { sampleSum, scrape } from './support/metrics.js';
@@ -31,8 +31,8 @@ async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Pr
 
 beforeAll(async () => {
   const port = await freePort();
-  const basePort = 20000 + Math.floor(Math.random() * 20000);
-  // gRPC ports span base … base+49; metrics endpoints take base+100 onwards.
+  // gRPC ports span base … base+49; metrics endpoints take base+100 onwards (about 50).
+  const basePort = await freePortBlock(160);
   metricsBase = basePort + 100;
   proc = spawn(process.execPath, [launcher, 'cluster'], {
     env: {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVICE_NAMES } from '@edge/config';
 import { dropSchema, openConnection } from '@edge/db';
-import { createHttpClient } from '@edge/testing';
+import { createHttpClient, freePortBlock } from '@edge/testing';
 import { connect } from 'nats';
 
 const LAUNCHER = fileURLToPath(new URL('../../deploy/launcher/dist/main.js', import.meta.url));
@@ -34,8 +34,14 @@ export interface Target {
   prefix: string;
 }
 
-/** The environment every run uses: its prefix, and limits that would otherwise throttle the load. */
-export function controllerEnv(t: Target, port: number, dataDir: string): Record<string, string> {
+/** gRPC ports of the local cluster: base … base+49 (ten per service). */
+export const CLUSTER_PORT_SPAN = 50;
+
+/**
+ * The environment every run uses: its prefix, its ports, and limits that would otherwise
+ * throttle the load.
+ */
+export function controllerEnv(t: Target, port: number, clusterBasePort: number, dataDir: string): Record<string, string> {
   return {
     EDGE_HTTP_ADDR: `127.0.0.1:${port}`,
     EDGE_DATABASE_URL: t.databaseUrl,
@@ -46,7 +52,7 @@ export function controllerEnv(t: Target, port: number, dataDir: string): Record<
     EDGE_ADMIN_USERNAME: ADMIN.username,
     EDGE_ADMIN_PASSWORD: ADMIN.password,
     EDGE_KEY_ENCRYPTION_KEY: `${t.prefix}-key-encryption-secret`,
-    EDGE_CLUSTER_BASE_PORT: String(20000 + Math.floor(Math.random() * 20000)),
+    EDGE_CLUSTER_BASE_PORT: String(clusterBasePort),
     EDGE_AUTH_RATE_LIMIT_PER_IP: '1000000',
     EDGE_AUTH_RATE_LIMIT_PER_USERNAME: '1000000',
     EDGE_AUTH_MAX_CONCURRENT: '1000',

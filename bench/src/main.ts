@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '@edge/config';
 import { importDataset } from '@edge/launcher';
 import { createLogger } from '@edge/logging';
-import { cleanup, controllerEnv, freePort, scratchDir, startController, type Target } from './controller.js';
+import { freePortBlock } from '@edge/testing';
+import { cleanup, CLUSTER_PORT_SPAN, controllerEnv, freePort, scratchDir, startController, type Target } from './controller.js';
 import { buildNetwork, SCALES } from './dataset.js';
 import { runLoad, type Request } from './load.js';
 import { measure } from './processes.js';
@@ -70,7 +71,7 @@ async function run(name: string, description: string, url: string, pid: number, 
 
 const log = createLogger({ level: 'warn', name: 'bench' });
 const dir = scratchDir();
-const env = controllerEnv(target, await freePort(), dir.path);
+const env = controllerEnv(target, await freePort(), await freePortBlock(CLUSTER_PORT_SPAN), dir.path);
 const network = buildNetwork(scale);
 let controller: Awaited<ReturnType<typeof startController>> | undefined;
 let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;

@@ -1,0 +1,43 @@
+/**
+ * Ports for processes a test or benchmark starts on fixed addresses (the local cluster's gRPC
+ * and metrics ports). They are taken below the kernel's ephemeral range, from which listen(0)
+ * and outgoing connections draw, so parallel tests do not grab them between the check and the
+ * bind.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** The first port of the ephemeral range (Linux default 32768). */
+function ephemeralStart(): number {
+  try {
+    const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(first) && first > 2048 ? first : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A random base port such that base … base+span-1 are all free now and all lie below the
+ * ephemeral range (and at or above 10000).
+ */
+export async function freePortBlock(span: number, attempts = 50): Promise<number> {
+  const low = 10_000;
+  const high = ephemeralStart() - span;
+  if (high <= low) throw new Error(`no room for ${span} ports below the ephemeral range`);
+  for (let i = 0; i < attempts; i++) {
+    const base = low + Math.floor(Math.random() * (high - low));
+    let free = true;
+    for (let p = base; p < base + span && free; p++) free = await canBind(p);
+    if (free) return base;
+  }
+  throw new Error(`no block of ${span} free ports found`);
+}
