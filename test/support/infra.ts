@@ -3,7 +3,7 @@
  * EDGE_TEST_NATS_URL when set, else the local services.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePortBlock } from '@edge/testing';
 
 export const TEST_DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -13,14 +13,10 @@ export function uniquePrefix(): string {
   return `t${randomBytes(4).toString('hex')}`;
 }
 
-/** A TCP port that was free a moment ago. */
+/**
+ * A TCP port that was free a moment ago, taken below the ephemeral range so that no outgoing
+ * connection (to Postgres, NATS, another test's server) is given it before the test binds it.
+ */
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
+  return freePortBlock(1);
 }
