@@ -3,7 +3,11 @@
  * designed for, and the events every change publishes after it commits.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { CompiledQuery, Kysely, sql } from 'kysely';
+import { openConnection } from '@edge/db';
+import { planList } from '@edge/zitiql';
+import { createEvaluationStore } from '../src/store/evaluation.js';
+import { SERVICE_FIELDS } from '../src/store/service.js';
 import type { BusMessage } from '@edge/bus';
 import { createHarness, type Harness } from './harness.js';
 
@@ -60,6 +64,25 @@ describe('evaluation at scale', () => {
       where p.semantic = 'AllOf' and cardinality(p.service_attrs) > 0 and p.identity_attrs <@ array['team-1']::text[]`.execute(h.db);
     const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(text).toMatch(/services_role_attributes/);
+  });
+
+  it('reads the services of a page by primary key, not by scanning all 10,000', async () => {
+    // The statement the store really runs, captured and explained with its parameters.
+    const conn = await openConnection({ url: process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+    const ran: CompiledQuery[] = [];
+    const db = new Kysely<any>({ dialect: conn.dialect(), log: (e) => { ran.push(e.query); } }).withSchema(h.schema);
+    try {
+      const page = await createEvaluationStore(db).list({ identityId: 'i1', roleAttributes: ['team-1'] }, planList(SERVICE_FIELDS, { limit: 500 }));
+      expect(page.total).toBe(100);
+      expect(page.items[0]!.service.name).toMatch(/^svc-/);
+      expect(ran).toHaveLength(1);
+      const explained = await db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (analyze, costs off) ${ran[0]!.sql}`, [...ran[0]!.parameters]));
+      const scans = explained.rows.map((r) => r['QUERY PLAN']).filter((l) => /Seq Scan on services\b/.test(l) && !/never executed/.test(l));
+      expect(scans).toEqual([]);
+    } finally {
+      await db.destroy();
+      await conn.close();
+    }
   });
 });
 

@@ -10,7 +10,7 @@ import { runList, type ListPlan } from '@edge/zitiql';
 import type { Service } from '../domain/service.js';
 import { selects } from './policy.js';
 import type { PolicyKysely } from './db.js';
-import { createServiceStore } from './service.js';
+import { createServiceStore, toDomain } from './service.js';
 
 /** Who is asking: the identity's id and its role attributes (owned by the identity service). */
 export interface Caller {
@@ -65,14 +65,21 @@ export function createEvaluationStore(db: PolicyKysely) {
   };
 
   return {
-    /** A page of the services the caller may dial or bind, with the list's filter applied. */
+    /**
+     * A page of the services the caller may dial or bind, with the list's filter applied. Each
+     * grant fetches its service by primary key (the lateral subquery's `offset 0` keeps the
+     * planner from turning that into a scan of every service), and the page carries the whole
+     * row, so no second query reads the services again.
+     */
     async list(caller: Caller, plan: ListPlan, policyType?: 'Dial' | 'Bind'): Promise<{ items: GrantedService[]; total: number }> {
-      let from = withGrants(db, caller).selectFrom('services').innerJoin('grants', 'grants.service_id', 'services.id');
+      let from = withGrants(db, caller).selectFrom('grants')
+        .innerJoinLateral((eb: Any) => eb.selectFrom('services').selectAll().whereRef('services.id', '=', 'grants.service_id').offset(0).as('services'), (j: Any) => j.onTrue());
       if (policyType) from = from.where(sql<boolean>`${policyType}::text = any(grants.permissions)`);
-      const { rows, total } = await runList(from, plan, (qb) => qb.select(['services.id as id', 'grants.permissions as permissions', 'grants.policy_ids as policy_ids']), { inlineCount: true });
-      const page = rows as GrantRow[];
-      const found = await services.findMany(page.map((r) => r.id));
-      return { items: granted(page, found), total };
+      const { rows, total } = await runList(from, plan, (qb) => qb.selectAll('services').select(['grants.permissions as permissions', 'grants.policy_ids as policy_ids']), { inlineCount: true });
+      const items = (rows as Array<Parameters<typeof toDomain>[0] & Omit<GrantRow, 'id'>>).map(({ permissions, policy_ids, ...row }) => ({
+        service: toDomain(row), permissions: permissions as GrantedService['permissions'], policyIds: policy_ids,
+      }));
+      return { items, total };
     },
 
     /** One service, if the caller may dial or bind it. */

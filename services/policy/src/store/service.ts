@@ -27,7 +27,8 @@ export const SERVICE_ROLE_COLUMNS: RoleColumns = { attributes: sql.ref('services
 
 type Row = Selectable<ServicesTable>;
 
-function toDomain(r: Row): Service {
+/** A services row as the domain sees it. */
+export function toDomain(r: Row): Service {
   return {
     id: r.id, name: r.name, encryptionRequired: r.encryption_required, maxIdleTimeMillis: Number(r.max_idle_time_millis),
     terminatorStrategy: r.terminator_strategy, roleAttributes: r.role_attributes, configs: r.config_ids, tags: r.tags,
