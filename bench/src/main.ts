@@ -29,6 +29,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string' },
     standalone: { type: 'boolean', default: false },
     compare: { type: 'string' },
+    only: { type: 'string' },
     out: { type: 'string', default: fileURLToPath(new URL('../results', import.meta.url)) },
   },
 });
@@ -89,8 +90,14 @@ try {
   const baseResult = await run('baseline', 'bare fastify HTTPS, one indexed Postgres read', baseline.url, baseline.pid,
     () => ({ method: 'GET', path: `/identities/${ids.identities[Math.floor(Math.random() * ids.identities.length)]}` }), 0);
   const results: ScenarioResult[] = [];
-  for (const s of scenarios(network, admin, clients)) results.push(await run(s.name, s.description, controller.url, controller.pid, s.next, baseResult.requestsPerSecond));
-  const propagation = await policyPropagation(controller.url, network, admin, clients[0]!, rounds);
+  const wanted = args.only ? new Set(args.only.split(',').map((n) => n.trim())) : undefined;
+  const all = scenarios(network, admin, clients);
+  const unknown = [...(wanted ?? [])].filter((n) => n !== 'policy-propagation' && !all.some((s) => s.name === n));
+  if (unknown.length) throw new Error(`--only: no scenario ${unknown.join(', ')} (there are ${all.map((s) => s.name).join(', ')})`);
+  for (const s of all.filter((x) => !wanted || wanted.has(x.name))) results.push(await run(s.name, s.description, controller.url, controller.pid, s.next, baseResult.requestsPerSecond));
+  const propagation = wanted && !wanted.has('policy-propagation')
+    ? { p50Ms: 0, maxMs: 0, rounds: 0, errors: 0, samplesMs: [] }
+    : await policyPropagation(controller.url, network, admin, clients[0]!, rounds);
 
   const result: BenchResult = {
     date: new Date().toISOString(), mode, scale: args.scale, seconds, connections,

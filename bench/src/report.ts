@@ -42,7 +42,9 @@ export function table(r: BenchResult): string {
     `edge controller benchmark: ${r.mode}, scale ${r.scale}, ${r.seconds}s per scenario, ${r.connections} connections, ${r.machine.cpus} cpus`,
     `dataset: ${Object.entries(r.dataset).filter(([k]) => k !== 'importSeconds').map(([k, v]) => `${v} ${k}`).join(', ')} (imported in ${r.dataset.importSeconds}s)`,
     head, row(r.baseline), ...r.scenarios.map(row),
-    `policy change → client service list: p50 ${p.p50Ms} ms, max ${p.maxMs} ms over ${p.rounds} rounds, errors ${p.errors}  valid ${p.valid ? 'yes' : 'NO'}`,
+    p.rounds === 0
+      ? 'policy change → client service list: not measured (--only)'
+      : `policy change → client service list: p50 ${p.p50Ms} ms, max ${p.maxMs} ms over ${p.rounds} rounds, errors ${p.errors}  valid ${p.valid ? 'yes' : 'NO'}`,
   ].join('\n');
 }
 
@@ -67,6 +69,6 @@ export function compare(now: BenchResult, file: string): string {
     lines.push(`  ${s.name.padEnd(22)} ratio ${b.ratio.toFixed(3)} → ${s.ratio.toFixed(3)} (${pct(s.ratio, b.ratio)}), p99 ${b.latencyP99Ms} → ${s.latencyP99Ms} ms`);
   }
   const p = before.policyPropagation;
-  if (p) lines.push(`  ${'policy-propagation'.padEnd(22)} p50 ${p.p50Ms} → ${now.policyPropagation.p50Ms} ms (${pct(now.policyPropagation.p50Ms, p.p50Ms)})`);
+  if (p?.rounds && now.policyPropagation.rounds) lines.push(`  ${'policy-propagation'.padEnd(22)} p50 ${p.p50Ms} → ${now.policyPropagation.p50Ms} ms (${pct(now.policyPropagation.p50Ms, p.p50Ms)})`);
   return lines.join('\n');
 }
