@@ -57,6 +57,7 @@ const schema = z.object({
   EDGE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   EDGE_ENROLLMENT_DURATION_MINUTES: z.coerce.number().int().min(1).max(366 * 24 * 60).default(180),
   EDGE_METRICS_ADDR: addr.optional(),
+  EDGE_EVALUATION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
 });
 
 type Raw = z.infer<typeof schema>;
@@ -80,6 +81,8 @@ export interface Config {
   enrollmentDurationMinutes: number;
   /** Where this process serves Prometheus `/metrics` (plain HTTP); none when unset. */
   metrics: { addr?: string };
+  /** How long the policy service may serve an evaluated service list (0: not at all). */
+  evaluationCacheTtlMs: number;
 }
 
 /** Thrown when the environment does not parse; names every variable at fault. */
@@ -128,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: r.EDGE_SHUTDOWN_GRACE_MS,
     enrollmentDurationMinutes: r.EDGE_ENROLLMENT_DURATION_MINUTES,
     metrics: { addr: r.EDGE_METRICS_ADDR },
+    evaluationCacheTtlMs: r.EDGE_EVALUATION_CACHE_TTL_MS,
   };
 }
 

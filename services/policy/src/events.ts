@@ -25,10 +25,16 @@ export interface PolicyChangeEvent {
   serviceIds?: string[];
 }
 
-/** Publishes policy changes. */
-export function createPolicyEvents(bus: Bus) {
+/**
+ * Publishes policy changes; `changed` runs first, so this process's caches forget the old state
+ * before anyone hears of the new one.
+ */
+export function createPolicyEvents(bus: Bus, changed: () => void = () => undefined) {
   return {
-    publish: (entity: PolicyEntity, kind: ChangeKind, event: PolicyChangeEvent) => bus.publish(subject(entity, kind), event),
+    publish: (entity: PolicyEntity, kind: ChangeKind, event: PolicyChangeEvent) => {
+      changed();
+      return bus.publish(subject(entity, kind), event);
+    },
   };
 }
 

@@ -2,6 +2,8 @@
  * What every handler group of the policy service shares: its dependencies and small mappers.
  */
 import type { Stored } from '../domain/entity.js';
+import type { policy as pb } from '@edge/proto';
+import type { EvaluationCache } from '../evaluation-cache.js';
 import type { PolicyEvents } from '../events.js';
 import type { PolicyStores } from '../store/index.js';
 import type { IdentityDirectory } from './identities.js';
@@ -11,6 +13,8 @@ export interface HandlerDeps {
   stores: PolicyStores;
   events: PolicyEvents;
   identities: IdentityDirectory;
+  /** Evaluated service lists (see evaluation-cache.ts). */
+  serviceLists: EvaluationCache<pb.ListServicesResponse>;
 }
 
 /** The common fields of an entity as proto messages carry them. */

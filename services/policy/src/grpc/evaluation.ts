@@ -56,14 +56,18 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
     }));
   };
 
+  const listServicesForIdentity = async (req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> => {
+    const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
+    const plan = planList(SERVICE_FIELDS, listParams(req.query));
+    const policyType = req.policyType === '' ? undefined : policyTypeOf(req.policyType);
+    const { items, total } = await stores.evaluation.list(caller, plan, policyType);
+    return { services: await render(caller, items, req.configTypes, req.configOverrides), meta: listMeta(plan, total, SERVICE_FIELDS) };
+  };
+
   return {
-    async ListServicesForIdentity(req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> {
-      const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
-      const plan = planList(SERVICE_FIELDS, listParams(req.query));
-      const policyType = req.policyType === '' ? undefined : policyTypeOf(req.policyType);
-      const { items, total } = await stores.evaluation.list(caller, plan, policyType);
-      return { services: await render(caller, items, req.configTypes, req.configOverrides), meta: listMeta(plan, total, SERVICE_FIELDS) };
-    },
+    // The request names everything the answer depends on that this service does not own.
+    ListServicesForIdentity: (req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> =>
+      deps.serviceLists.through(JSON.stringify(req), () => listServicesForIdentity(req)),
     async GetServiceForIdentity(req: pb.GetServiceForIdentityRequest__Output): Promise<pb.Service> {
       const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
       const granted = await stores.evaluation.get(caller, req.serviceId);
