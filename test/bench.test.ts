@@ -29,10 +29,14 @@ it('runs every scenario at small scale and writes the result', async () => {
     const result = JSON.parse(readFileSync(join(out, files[0]!), 'utf8'));
     expect(result).toMatchObject({ mode: 'cluster', scale: 'small', dataset: { identities: 1600, services: 1000, edgeRouters: 10, servicePolicies: 10 } });
     expect(result.baseline).toMatchObject({ valid: true, ratio: 1 });
+    // Measured before and after the scenarios; the reference is the better run.
+    expect(result.baselineRuns).toHaveLength(2);
+    expect(result.baseline.requestsPerSecond).toBe(Math.max(...result.baselineRuns));
     expect(result.scenarios.map((s: { name: string }) => s.name)).toEqual(['authenticate', 'current-identity', 'client-services', 'create-session', 'management-identities']);
     for (const s of result.scenarios) {
       expect({ name: s.name, valid: s.valid, errors: s.errors, statusCodes: s.statusCodes }).toMatchObject({ name: s.name, valid: true, errors: 0 });
       expect(s.ratio, s.name).toBeGreaterThan(0);
+      expect(s.ratio, s.name).toBeCloseTo(s.requestsPerSecond / result.baseline.requestsPerSecond, 2);
       expect(s.requests, s.name).toBeGreaterThan(0);
     }
     expect(result.policyPropagation).toMatchObject({ rounds: 2, errors: 0, valid: true });

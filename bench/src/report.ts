@@ -29,6 +29,8 @@ export interface BenchResult {
   baseline: ScenarioResult;
   scenarios: ScenarioResult[];
   policyPropagation: PropagationResult & { valid: boolean };
+  /** The baseline's req/s measured before and after the scenarios; `baseline` is the better. */
+  baselineRuns?: number[];
 }
 
 const col = (s: string | number, w: number) => String(s).padStart(w);
@@ -42,6 +44,7 @@ export function table(r: BenchResult): string {
     `edge controller benchmark: ${r.mode}, scale ${r.scale}, ${r.seconds}s per scenario, ${r.connections} connections, ${r.machine.cpus} cpus`,
     `dataset: ${Object.entries(r.dataset).filter(([k]) => k !== 'importSeconds').map(([k, v]) => `${v} ${k}`).join(', ')} (imported in ${r.dataset.importSeconds}s)`,
     head, row(r.baseline), ...r.scenarios.map(row),
+    ...(r.baselineRuns ? [`baseline measured before and after the scenarios: ${r.baselineRuns.join(' and ')} req/s; ratios use the higher`] : []),
     p.rounds === 0
       ? 'policy change → client service list: not measured (--only)'
       : `policy change → client service list: p50 ${p.p50Ms} ms, max ${p.maxMs} ms over ${p.rounds} rounds, errors ${p.errors}  valid ${p.valid ? 'yes' : 'NO'}`,
