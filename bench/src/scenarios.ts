@@ -131,6 +131,7 @@ export async function policyPropagation(url: string, network: Network, admin: st
   }
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = sorted.length / 2;
-  const p50Ms = sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const median = sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const p50Ms = Math.round(median * 10) / 10;
   return { rounds, errors, p50Ms, maxMs: sorted.at(-1) ?? 0, samplesMs: samples };
 }
