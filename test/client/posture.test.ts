@@ -125,7 +125,7 @@ describe('posture responses', () => {
 
   it('passes an MFA posture query once the API session completed MFA, and says so in the posture data', async () => {
     const { user, service } = await guarded('pr-mfa');
-    const mfa = await id('/posture-checks', { name: 'pr-mfa-check', typeId: 'MFA', timeoutSeconds: 600, roleAttributes: ['pr-mfa-only'] });
+    const mfa = await id('/posture-checks', { name: 'pr-mfa-check', typeId: 'MFA', timeoutSeconds: 600, promptOnWake: true, roleAttributes: ['pr-mfa-only'] });
     const policy = await id('/service-policies', {
       name: 'pr-mfa-only-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#pr-mfa'], serviceRoles: ['#pr-mfa'], postureCheckRoles: ['#pr-mfa-only'],
     });
@@ -137,11 +137,29 @@ describe('posture responses', () => {
     const token = login.body.data.token as string;
     await f.c.http.post(`${C}/authenticate/mfa`, { session: token, body: { code: await app.next() }, expectStatus: 200 });
 
-    const queries = (await f.c.http.get(`${C}/services/${service}`, { session: token, expectStatus: 200 })).body.data.postureQueries;
-    expect(queries.find((g: { policyId: string }) => g.policyId === policy)).toMatchObject({
-      isPassing: true, postureQueries: [{ id: mfa, isPassing: true, timeoutRemaining: 600 }],
-    });
+    const mfaQuery = async () => {
+      const queries = (await f.c.http.get(`${C}/services/${service}`, { session: token, expectStatus: 200 })).body.data.postureQueries;
+      return queries.find((g: { policyId: string }) => g.policyId === policy);
+    };
+    const before = await mfaQuery();
+    expect(before).toMatchObject({ isPassing: true, postureQueries: [{ id: mfa, isPassing: true }] });
+    // 600 s from MFA completion, counting down.
+    expect(before.postureQueries[0].timeoutRemaining).toBeGreaterThan(590);
+    expect(before.postureQueries[0].timeoutRemaining).toBeLessThanOrEqual(600);
     await dial(token, service, 201);
+
+    // An unlock does not concern a check that prompts on wake only; a wake cuts the pass to
+    // the 5 minute grace period, and the answer names the service.
+    const unlocked = await respond(token, 'posture-response', { id: 'state', typeId: 'ENDPOINT_STATE', unlocked: true }, 201);
+    expect(unlocked.body.data.services).toEqual([]);
+    const woken = await respond(token, 'posture-response', { id: 'state', typeId: 'ENDPOINT_STATE', woken: true }, 201);
+    expect(woken.body.data.services).toHaveLength(1);
+    expect(woken.body.data.services[0]).toMatchObject({ id: service, name: 'pr-mfa-svc', postureQueryType: 'MFA', timeout: 600 });
+    expect(woken.body.data.services[0].timeoutRemaining).toBeGreaterThan(290);
+    expect(woken.body.data.services[0].timeoutRemaining).toBeLessThanOrEqual(300);
+    const after = await mfaQuery();
+    expect(after.isPassing).toBe(true);
+    expect(after.postureQueries[0].timeoutRemaining).toBeLessThanOrEqual(300);
     const data = (await api.get(`/identities/${user.id}/posture-data`)).body.data;
     expect(data.apiSessionPostureData[login.body.data.id]).toMatchObject({ mfa: { passedMfa: true } });
     expect(Date.parse(data.apiSessionPostureData[login.body.data.id].mfa.passedAt)).toBeGreaterThan(Date.now() - 60_000);

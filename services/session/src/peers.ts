@@ -89,6 +89,18 @@ export function createSessionPeers(clients: {
       };
     },
 
+    /** Every service the identity may use, with the posture checks of the policies granting it. */
+    async grantedServices(who: PeerIdentity): Promise<Array<{ id: string; name: string; checkIds: string[] }>> {
+      const services = await allPages(async (query) => {
+        const p = await policy.listServicesForIdentity({ identityId: who.id, roleAttributes: who.roleAttributes, configTypes: [], configOverrides: [], query, policyType: '' });
+        return { items: p.services, total: Number(p.meta?.totalCount ?? 0) };
+      });
+      return services.map((s) => {
+        const groups = JSON.parse(s.postureQueriesJson || '[]') as PostureQueryGroup[];
+        return { id: s.id, name: s.name, checkIds: [...new Set(groups.flatMap((g) => g.postureQueries.map((q) => q.id)))] };
+      });
+    },
+
     /** A service by id (name only); undefined when it does not exist. */
     async service(id: string): Promise<{ id: string; name: string } | undefined> {
       const s = await orMissing(policy.getService({ id, configTypes: [] }));

@@ -3,7 +3,7 @@
  * an API session, and an identity's posture data.
  */
 import type { session as pb } from '@edge/proto';
-import { applyPostureResponse } from './domain/posture-response.js';
+import { applyPostureResponse, endpointEvents, promptedServices } from './domain/posture-response.js';
 import { identityPostureData } from './domain/posture-data.js';
 import { queryState, type PostureData } from './domain/posture.js';
 import type { SessionPeers } from './peers.js';
@@ -11,7 +11,7 @@ import type { PostureStore } from './posture-store.js';
 
 export interface PostureDeps {
   posture: PostureStore;
-  peers: Pick<SessionPeers, 'postureChecks' | 'apiSessionsOf'>;
+  peers: Pick<SessionPeers, 'postureChecks' | 'apiSessionsOf' | 'identity' | 'grantedServices'>;
   /** What the API session reported, with its MFA state. */
   postureData(apiSessionId: string): Promise<PostureData>;
 }
@@ -24,8 +24,14 @@ export function createPostureRpcHandlers({ posture, peers, postureData }: Postur
       responses.reduce<PostureData>((d, r, i) => applyPostureResponse(d, r, req.bulk ? `[${i}]` : ''), {});
       const now = new Date().toISOString();
       await posture.update(req.apiSessionId, req.identityId, (d) => responses.reduce<PostureData>((acc, r) => applyPostureResponse(acc, r, '', now), d));
-      // Timeouts are not moved by responses here (no MFA re-prompts), so no service changes.
-      return { servicesJson: [] };
+      // A wake or unlock cuts MFA passes short: answer the services whose queries it touched.
+      const events = endpointEvents(responses);
+      if (!events.woken && !events.unlocked) return { servicesJson: [] };
+      const who = await peers.identity(req.identityId);
+      if (!who) return { servicesJson: [] };
+      const services = await peers.grantedServices(who);
+      const [checks, data] = await Promise.all([peers.postureChecks(services.flatMap((s) => s.checkIds)), postureData(req.apiSessionId)]);
+      return { servicesJson: promptedServices(services, checks, data, events).map((s) => JSON.stringify(s)) };
     },
 
     async EvaluatePostureQueries(req: pb.EvaluatePostureQueriesRequest__Output): Promise<pb.EvaluatePostureQueriesResponse> {

@@ -3,7 +3,7 @@
  * type (as the specs' postureResponse*Create) and folded into the API session's posture data.
  */
 import { fieldError } from '@edge/errors';
-import type { PostureData } from './posture.js';
+import { mfaTimeout, queryState, type PostureCheckDef, type PostureData } from './posture.js';
 
 type Raw = Record<string, unknown>;
 
@@ -53,4 +53,42 @@ export function applyPostureResponse(data: PostureData, raw: unknown, at = '', n
     default:
       throw fieldError(f('typeId'), 'must be one of OS, DOMAIN, MAC, PROCESS, ENDPOINT_STATE', r.typeId ?? null);
   }
+}
+
+/** A service whose MFA posture queries a wake or unlock cut short (`postureResponseService`). */
+export interface PromptedService {
+  id: string;
+  name: string;
+  postureQueryType: 'MFA';
+  timeout: number;
+  timeoutRemaining: number;
+}
+
+/** What the endpoint reported in a body: whether it woke and whether it was unlocked. */
+export function endpointEvents(responses: readonly unknown[]): { woken: boolean; unlocked: boolean } {
+  const states = responses.filter((r): r is Raw => !!r && typeof r === 'object' && (r as Raw).typeId === 'ENDPOINT_STATE');
+  return { woken: states.some((r) => r.woken === true), unlocked: states.some((r) => r.unlocked === true) };
+}
+
+/**
+ * The caller's services with an MFA posture query that prompts on what the endpoint reported,
+ * each with the shortest time left of those queries (as OpenZiti answers a posture response).
+ */
+export function promptedServices(
+  services: ReadonlyArray<{ id: string; name: string; checkIds: readonly string[] }>,
+  checks: ReadonlyMap<string, PostureCheckDef>,
+  data: PostureData,
+  events: { woken: boolean; unlocked: boolean },
+  now = new Date(),
+): PromptedService[] {
+  const prompts = (c: PostureCheckDef) => c.typeId === 'MFA' && ((events.woken && c.data.promptOnWake === true) || (events.unlocked && c.data.promptOnUnlock === true));
+  const out: PromptedService[] = [];
+  for (const s of services) {
+    const mfa = s.checkIds.map((id) => checks.get(id)).filter((c): c is PostureCheckDef => c !== undefined && prompts(c));
+    if (mfa.length === 0) continue;
+    const states = mfa.map((c) => ({ timeout: mfaTimeout(c), left: queryState(c, data, now).timeoutRemaining }));
+    const soonest = states.reduce((a, b) => (b.left >= 0 && (a.left < 0 || b.left < a.left) ? b : a));
+    out.push({ id: s.id, name: s.name, postureQueryType: 'MFA', timeout: soonest.timeout, timeoutRemaining: soonest.left });
+  }
+  return out;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { endpointEvents, promptedServices } from './posture-response.js';
 import { checkPasses, evaluatePosture, queryState, versionMatches, type PostureCheckDef } from './posture.js';
 
 const domain: PostureCheckDef = { id: 'd', name: 'domain', typeId: 'DOMAIN', data: { domains: ['Corp.Example'] } };
@@ -53,5 +54,50 @@ describe('posture evaluation', () => {
     const policy = { id: 'p', name: 'mfa', type: 'Dial' as const, checkIds: ['x'] };
     expect(evaluatePosture([policy], 'Dial', new Map([['x', mfa]]), { mfa: { passedAt } }, at(60)).passed).toBe(true);
     expect(evaluatePosture([policy], 'Dial', new Map([['x', mfa]]), { mfa: { passedAt } }, at(600)).passed).toBe(false);
+  });
+
+  it('cuts an MFA pass to the grace period after a wake or unlock its check prompts on', () => {
+    const passedAt = new Date('2026-01-01T00:00:00Z');
+    const at = (seconds: number) => new Date(passedAt.getTime() + seconds * 1000);
+    const iso = (seconds: number) => at(seconds).toISOString();
+    const onWake: PostureCheckDef = { id: 'w', name: 'mfa', typeId: 'MFA', data: { timeoutSeconds: -1, promptOnWake: true, promptOnUnlock: false } };
+    const timed: PostureCheckDef = { id: 't', name: 'mfa', typeId: 'MFA', data: { timeoutSeconds: 3600, promptOnWake: true, promptOnUnlock: true } };
+    // Without a wake nothing limits the pass.
+    expect(queryState(onWake, { mfa: { passedAt } }, at(10_000))).toEqual({ isPassing: true, timeoutRemaining: -1 });
+    // Woken at 600 s: 300 s of grace from then.
+    const woken = { mfa: { passedAt }, endpointState: { wokenAt: iso(600) } };
+    expect(queryState(onWake, woken, at(700))).toEqual({ isPassing: true, timeoutRemaining: 200 });
+    expect(queryState(onWake, woken, at(900))).toEqual({ isPassing: false, timeoutRemaining: 0 });
+    // An unlock does not count for a check that prompts on wake only.
+    expect(queryState(onWake, { mfa: { passedAt }, endpointState: { unlockedAt: iso(600) } }, at(5_000)).isPassing).toBe(true);
+    // The grace period never lengthens a shorter timeout.
+    expect(queryState(timed, { mfa: { passedAt }, endpointState: { unlockedAt: iso(3500) } }, at(3550))).toEqual({ isPassing: true, timeoutRemaining: 50 });
+    expect(queryState(timed, { mfa: { passedAt }, endpointState: { unlockedAt: iso(100) } }, at(150))).toEqual({ isPassing: true, timeoutRemaining: 250 });
+    // A wake before MFA was completed does not count.
+    expect(queryState(onWake, { mfa: { passedAt }, endpointState: { wokenAt: iso(-60) } }, at(10_000)).isPassing).toBe(true);
+  });
+
+  it('names the services a wake or unlock cut short, each with its soonest MFA timeout', () => {
+    const passedAt = new Date('2026-01-01T00:00:00Z');
+    const now = new Date(passedAt.getTime() + 1000 * 1000);
+    const data = { mfa: { passedAt }, endpointState: { wokenAt: now.toISOString() } };
+    const long: PostureCheckDef = { id: 'long', name: 'mfa-long', typeId: 'MFA', data: { timeoutSeconds: 7200, promptOnWake: true } };
+    const short: PostureCheckDef = { id: 'short', name: 'mfa-short', typeId: 'MFA', data: { timeoutSeconds: 1100, promptOnWake: true } };
+    const unlockOnly: PostureCheckDef = { id: 'unlock', name: 'mfa-unlock', typeId: 'MFA', data: { timeoutSeconds: -1, promptOnUnlock: true } };
+    const checks = new Map([long, short, unlockOnly, domain].map((c) => [c.id, c]));
+    const services = [
+      { id: 's1', name: 'one', checkIds: ['long', 'short'] },
+      { id: 's2', name: 'two', checkIds: ['unlock', 'd'] },
+      { id: 's3', name: 'three', checkIds: [] },
+    ];
+    expect(endpointEvents([{ typeId: 'ENDPOINT_STATE', woken: true }, { typeId: 'OS' }])).toEqual({ woken: true, unlocked: false });
+    expect(promptedServices(services, checks, data, { woken: true, unlocked: false }, now)).toEqual([
+      // 1100 s from MFA is 100 s away, shorter than the 300 s grace after the wake.
+      { id: 's1', name: 'one', postureQueryType: 'MFA', timeout: 1100, timeoutRemaining: 100 },
+    ]);
+    const unlocked = { mfa: { passedAt }, endpointState: { unlockedAt: now.toISOString() } };
+    expect(promptedServices(services, checks, unlocked, { woken: false, unlocked: true }, now)).toEqual([
+      { id: 's2', name: 'two', postureQueryType: 'MFA', timeout: -1, timeoutRemaining: 300 },
+    ]);
   });
 });

@@ -151,31 +151,57 @@ export interface QueryState {
 }
 
 /** How long an MFA pass lasts for `check`, in seconds; -1 (no positive `timeoutSeconds`): for ever. */
-function mfaTimeout(check: PostureCheckDef): number {
+export function mfaTimeout(check: PostureCheckDef): number {
   const t = check.data.timeoutSeconds;
   return typeof t === 'number' && t > 0 ? t : -1;
 }
 
+/** How long an MFA pass survives a wake or unlock its check prompts on (OpenZiti's grace period). */
+export const MFA_PROMPT_GRACE_SECONDS = 300;
+
 /**
  * Whole seconds left of the API session's MFA pass under an MFA check at `now`: 0 when MFA was
- * not passed or the pass has timed out, -1 when it was passed and the check has no timeout.
+ * not passed or the pass has run out, -1 when it was passed and nothing limits it. A pass lasts
+ * `timeoutSeconds` from MFA completion; an endpoint that woke (`promptOnWake`) or was unlocked
+ * (`promptOnUnlock`) after that has at most the grace period left from then, until MFA is done
+ * again.
  */
 function mfaSecondsLeft(check: PostureCheckDef, data: PostureData, now: Date): number {
   const passedAt = data.mfa?.passedAt;
   if (passedAt === undefined) return 0;
+  const secondsSince = (t: number) => (now.getTime() - t) / 1000;
   const timeout = mfaTimeout(check);
-  if (timeout < 0) return -1;
-  return Math.max(0, Math.ceil(timeout - (now.getTime() - passedAt.getTime()) / 1000));
+  let left = timeout < 0 ? -1 : Math.max(0, Math.ceil(timeout - secondsSince(passedAt.getTime())));
+  const prompts: Array<[unknown, string | undefined]> = [
+    [check.data.promptOnWake, data.endpointState?.wokenAt],
+    [check.data.promptOnUnlock, data.endpointState?.unlockedAt],
+  ];
+  for (const [prompt, at] of prompts) {
+    const t = at === undefined ? NaN : Date.parse(at);
+    if (prompt !== true || !(t > passedAt.getTime())) continue;
+    const grace = Math.max(0, Math.ceil(MFA_PROMPT_GRACE_SECONDS - secondsSince(t)));
+    left = left < 0 ? grace : Math.min(left, grace);
+  }
+  return left;
+}
+
+/** Whether a wake or unlock after MFA completion limits the pass (see mfaSecondsLeft). */
+function mfaPrompted(check: PostureCheckDef, data: PostureData): boolean {
+  const passedAt = data.mfa?.passedAt?.getTime();
+  if (passedAt === undefined) return false;
+  const after = (at: string | undefined) => at !== undefined && Date.parse(at) > passedAt;
+  return (check.data.promptOnWake === true && after(data.endpointState?.wokenAt))
+    || (check.data.promptOnUnlock === true && after(data.endpointState?.unlockedAt));
 }
 
 /**
  * The state of one posture query against an API session's data at `now`. Only MFA checks time
- * out: a pass lasts `timeoutSeconds` from when the API session completed MFA, and counts down
- * (re-prompts on wake or unlock are not enforced). An unknown check does not pass.
+ * out: `timeoutRemaining` counts down what mfaSecondsLeft allows, and is -1 while nothing limits
+ * the pass (no timeout, no prompting wake or unlock). An unknown check does not pass.
  */
 export function queryState(check: PostureCheckDef | undefined, data: PostureData, now = new Date()): QueryState {
   if (!check) return { isPassing: false, timeoutRemaining: -1 };
   const isPassing = checkPasses(check, data, now);
-  if (check.typeId !== 'MFA' || mfaTimeout(check) < 0) return { isPassing, timeoutRemaining: -1 };
+  if (check.typeId !== 'MFA' || (mfaTimeout(check) < 0 && !mfaPrompted(check, data))) return { isPassing, timeoutRemaining: -1 };
   return { isPassing, timeoutRemaining: mfaSecondsLeft(check, data, now) };
 }
