@@ -75,6 +75,10 @@ describe('startTelemetry', () => {
     identity.close();
     expect(res).toMatchObject({ id: 'i1', name: 'PEM' });
 
+    // The SDK exports a span only once the detected resource attributes (host id, read
+    // asynchronously) are in, which on a busy machine can come after the call returned.
+    const until = Date.now() + 10_000;
+    while (exporter.getFinishedSpans().length < 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     const spans = exporter.getFinishedSpans();
     const root = spans.find((s) => s.name === 'http-request');
     expect(root).toBeDefined();
