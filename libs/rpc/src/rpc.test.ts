@@ -7,6 +7,8 @@ import { processMetrics } from '@edge/metrics';
 import { createRpcClient, createRpcServer, currentContext, runWithContext, stubHandlers, type RpcClient } from './index.js';
 
 let mode = 'ok';
+/** Settles once the last slow handler has returned (its call was abandoned long before). */
+let slowHandled: Promise<void> = Promise.resolve();
 let seen: { requestId?: string; actorId?: string } = {};
 const server = createRpcServer('pki', silentLogger());
 let client: RpcClient<PkiServiceClient>;
@@ -18,7 +20,12 @@ beforeAll(async () => {
       seen = { requestId: ctx.requestId, actorId: ctx.actorId };
       if (mode === 'field') throw fieldError('name', 'must not be empty', '');
       if (mode === 'bug') throw new Error('secret internal detail');
-      if (mode === 'slow') await new Promise((r) => setTimeout(r, 500));
+      if (mode === 'slow') {
+        let done!: () => void;
+        slowHandled = new Promise((r) => { done = r; });
+        await new Promise((r) => setTimeout(r, 500));
+        setImmediate(done);
+      }
       return { certChainPem: 'c', keyPem: 'k', caBundlePem: 'b' };
     },
     async GetCaCerts() {
@@ -62,6 +69,9 @@ describe('rpc', () => {
     const err = await client.getServerTls({}, { deadlineMs: 50 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ZitiError);
     expect((err as ZitiError).code).toBe('UNAVAILABLE');
+    // The handler still runs to its end, and is counted then: let it, before the next test counts.
+    await slowHandled;
+    await new Promise((r) => setTimeout(r, 50));
   });
 
   it('records every handled call in the process metrics by service, method and status', async () => {
