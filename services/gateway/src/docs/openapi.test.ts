@@ -74,6 +74,13 @@ describe('the served API documents', () => {
     expect((doc.paths['/widgets/{id}']!.get as Record<string, any>).security).toEqual([]);
   });
 
+  it('PEM bodies are documented as text, beside JSON where a route takes both', () => {
+    const mgmt = buildOpenApi(APIS[1]!, registry, '1') as { paths: Record<string, Record<string, any>> };
+    expect(Object.keys(mgmt.paths['/cas/{id}/verify']!.post.requestBody.content)).toEqual(['text/plain']);
+    const client = buildOpenApi(APIS[0]!, registry, '1') as { paths: Record<string, Record<string, any>> };
+    expect(Object.keys(client.paths['/enroll']!.post.requestBody.content)).toEqual(['application/json', 'text/plain']);
+  });
+
   it('the bodies of the main create routes are documented', () => {
     const doc = buildOpenApi(APIS[1]!, registry, '1') as { paths: Record<string, Record<string, any>> };
     for (const path of ['/identities', '/services', '/service-policies', '/configs', '/cas', '/auth-policies']) {

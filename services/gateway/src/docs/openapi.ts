@@ -87,8 +87,11 @@ function operation(entry: RouteEntry, path: string) {
   };
   if (entry.access === 'admin') op.description = 'Requires admin access.';
   if (params.length) op.parameters = params;
-  if (entry.doc.body) op.requestBody = { required: true, content: { 'application/json': { schema: bodySchema(entry.doc.body) } } };
-  else if (entry.doc.textBody) op.requestBody = { required: true, content: { 'text/plain': { schema: { type: 'string' } } } };
+  const content: Record<string, unknown> = {};
+  if (entry.doc.body) content['application/json'] = { schema: bodySchema(entry.doc.body) };
+  // PEM text: certificates to verify, CSRs of the legacy enrollment path.
+  if (entry.doc.textBody) content['text/plain'] = { schema: { type: 'string' } };
+  if (Object.keys(content).length > 0) op.requestBody = { required: true, content };
   return op;
 }
 

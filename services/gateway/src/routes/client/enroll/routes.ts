@@ -81,7 +81,7 @@ export function registerEnrollRoutes(route: Router, base: string, clients: Clien
     return certsEnvelope(await clients.pki.enrollWithCsr({
       method, token, clientCsrPem: body.clientCsr ?? body.certCsr ?? '', serverCsrPem: body.serverCertCsr ?? '',
     }));
-  }, { body: genericEnroll });
+  }, { body: genericEnroll, textBody: true });
 
   route('POST', `${base}/enroll/ott`, 'public', async (req) => {
     const body = parseBody(ottEnrollmentRequest, req.body);

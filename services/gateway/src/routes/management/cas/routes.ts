@@ -52,7 +52,7 @@ export function registerCaRoutes(route: Router, base: string, clients: Clients):
     }
     await clients.pki.verifyCa({ id: id(req), certPem: req.body });
     return { body: empty() };
-  });
+  }, { textBody: true });
 
   route('GET', `${url}/:id/jwt`, 'admin', async (req) => {
     const { jwt } = await clients.pki.getCaJwt({ id: id(req) });
