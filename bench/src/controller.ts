@@ -5,28 +5,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVICE_NAMES } from '@edge/config';
 import { dropSchema, openConnection } from '@edge/db';
-import { createHttpClient, freePortBlock } from '@edge/testing';
+import { createHttpClient } from '@edge/testing';
 import { connect } from 'nats';
 
 const LAUNCHER = fileURLToPath(new URL('../../deploy/launcher/dist/main.js', import.meta.url));
 export const ADMIN = { username: 'admin', password: 'bench-admin-password' };
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Target {
   databaseUrl: string;

@@ -3,7 +3,6 @@
  * EDGE_TEST_NATS_URL when set, else the local services.
  */
 import { randomBytes } from 'node:crypto';
-import { freePortBlock } from '@edge/testing';
 
 export const TEST_DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -13,10 +12,5 @@ export function uniquePrefix(): string {
   return `t${randomBytes(4).toString('hex')}`;
 }
 
-/**
- * A TCP port that was free a moment ago, taken below the ephemeral range so that no outgoing
- * connection (to Postgres, NATS, another test's server) is given it before the test binds it.
- */
-export function freePort(): Promise<number> {
-  return freePortBlock(1);
-}
+/** A TCP port that was free a moment ago, below the ephemeral range. */
+export { freePort } from '@edge/testing';

@@ -23,4 +23,4 @@ export {
   type HttpResult,
 } from './http-client.js';
 export { createSqlOnlyDb } from './sql-only-db.js';
-export { freePortBlock } from './ports.js';
+export { freePort, freePortBlock } from './ports.js';

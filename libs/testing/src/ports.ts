@@ -41,3 +41,8 @@ export async function freePortBlock(span: number, attempts = 50): Promise<number
   }
   throw new Error(`no block of ${span} free ports found`);
 }
+
+/** One port that was free a moment ago, below the ephemeral range (see freePortBlock). */
+export function freePort(): Promise<number> {
+  return freePortBlock(1);
+}

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { list, ok, selfLink } from '@edge/envelope';
 import { ZitiError } from '@edge/errors';
 import type { Result, RouteEntry, Router } from '../http/route.js';
+import { idParam } from '../routes/shared/entity.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, VERSION } from '../routes/root.js';
 import { buildOpenApi, type ApiDescription } from './openapi.js';
 
@@ -106,14 +107,13 @@ export function registerDocsRoutes(route: Router, registry: readonly RouteEntry[
       if (!api) throw new ZitiError('NOT_FOUND', { causeMessage: `no spec with id ${id}` });
       return api;
     };
-    const idOf = (params: unknown) => (params as { id: string }).id;
 
     route('GET', `${base}/specs`, 'public', async () => ({
       body: list(APIS.map(specDetail), { limit: APIS.length, offset: 0, totalCount: APIS.length }),
     }));
-    route('GET', `${base}/specs/:id`, 'public', async (req) => ({ body: ok(specDetail(resolve(idOf(req.params)))) }));
+    route('GET', `${base}/specs/:id`, 'public', async (req) => ({ body: ok(specDetail(resolve(idParam(req.params)))) }));
     // `specBodyDetail` is a string: the document as JSON text.
-    route('GET', `${base}/specs/:id/spec`, 'public', async (req) => ({ body: ok(JSON.stringify(documentOf(resolve(idOf(req.params))))) }));
+    route('GET', `${base}/specs/:id/spec`, 'public', async (req) => ({ body: ok(JSON.stringify(documentOf(resolve(idParam(req.params))))) }));
 
     const page = docsPage(own);
     const init = initScript(own);
