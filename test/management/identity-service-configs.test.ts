@@ -54,4 +54,15 @@ describe('identity service configs', () => {
     expect(bad.body.error.code).toBe('COULD_NOT_VALIDATE');
     await c.http.get('/edge/management/v1/identities/nope/service-configs', { session: admin, expectStatus: 404 });
   });
+
+  it('takes a body naming one service and config type twice: the later entry wins', async () => {
+    const type = (await post('/config-types', { name: 'isc-dup.v1', schema: { type: 'object' } })).body.data.id;
+    const first = (await post('/configs', { name: 'isc-dup-1', configTypeId: type, data: {} })).body.data.id;
+    const second = (await post('/configs', { name: 'isc-dup-2', configTypeId: type, data: {} })).body.data.id;
+    const svc = (await post('/services', { name: 'isc-dup-svc', encryptionRequired: true })).body.data.id;
+    const id = (await post('/identities', { name: 'isc-dup', type: 'User', isAdmin: false })).body.data.id;
+    await post(`/identities/${id}/service-configs`, [{ serviceId: svc, configId: first }, { serviceId: svc, configId: first }], 200);
+    await post(`/identities/${id}/service-configs`, [{ serviceId: svc, configId: first }, { serviceId: svc, configId: second }], 200);
+    expect((await get(`/identities/${id}/service-configs`)).body.data).toEqual([expect.objectContaining({ serviceId: svc, configId: second })]);
+  });
 });

@@ -35,12 +35,14 @@ export function createServiceConfigStore(db: Kysely<IdentityDb>) {
       return rows.map((r) => ({ serviceId: r.service_id, configId: r.config_id, configTypeId: r.config_type_id }));
     },
 
-    /** Adds the configs; one of the same service and type is replaced. */
+    /** Adds the configs; one of the same service and type is replaced, also within `configs` (the later wins). */
     async assign(identityId: string, configs: ServiceConfig[]): Promise<void> {
       await exists(identityId);
-      if (configs.length === 0) return;
+      // One statement may not upsert a key twice, so only the last of each service and type goes in.
+      const last = [...new Map(configs.map((c) => [`${c.serviceId}\u0000${c.configTypeId}`, c])).values()];
+      if (last.length === 0) return;
       await db.insertInto('identity_service_configs')
-        .values(configs.map((c) => ({ identity_id: identityId, service_id: c.serviceId, config_type_id: c.configTypeId, config_id: c.configId })))
+        .values(last.map((c) => ({ identity_id: identityId, service_id: c.serviceId, config_type_id: c.configTypeId, config_id: c.configId })))
         .onConflict((oc) => oc.columns(['identity_id', 'service_id', 'config_type_id']).doUpdateSet((eb) => ({ config_id: eb.ref('excluded.config_id') })))
         .execute();
     },
