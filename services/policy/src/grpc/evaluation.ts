@@ -21,9 +21,11 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
   const withOverrides = async (
     configs: Map<string, Record<string, unknown>>, overrides: readonly pb.ConfigOverride__Output[], typeIds: Set<string>, serviceIds: Set<string>,
   ) => {
-    for (const o of overrides) {
-      if (!serviceIds.has(o.serviceId)) continue;
-      const config = await stores.configs.get(o.configId).catch(() => undefined);
+    const relevant = overrides.filter((o) => serviceIds.has(o.serviceId));
+    // A config deleted since it was assigned is skipped; any other failure is the caller's error.
+    const byId = new Map((await stores.configs.findMany(relevant.map((o) => o.configId))).map((c) => [c.id, c]));
+    for (const o of relevant) {
+      const config = byId.get(o.configId);
       if (!config || !typeIds.has(config.configTypeId)) continue;
       configs.set(o.serviceId, { ...(configs.get(o.serviceId) ?? {}), [config.configTypeName]: config.data });
     }

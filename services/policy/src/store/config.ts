@@ -44,6 +44,12 @@ export function createConfigStore(db: PolicyKysely) {
       return toDomain(found(await select().where('id', '=', id).executeTakeFirst(), 'config', id) as Row);
     },
 
+    /** The configs among `ids` that exist, in one query. */
+    async findMany(ids: readonly string[]): Promise<Config[]> {
+      if (ids.length === 0) return [];
+      return (await select().where('configs.id', 'in', [...ids]).execute() as Row[]).map(toDomain);
+    },
+
     /** The configs among `ids` with their types, for the one-config-per-type rule. */
     async refs(ids: readonly string[]): Promise<ConfigRef[]> {
       if (ids.length === 0) return [];
