@@ -80,6 +80,15 @@ describe('token enrollment', () => {
     expect(login.body.data.identityId).toBe(identity.id);
   });
 
+  it('refuses a token whose JWT id was revoked, and creates nothing', async () => {
+    const token = await new SignJWT({ email: 'revoked@example.test', preferred_username: 'revoked' }).setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(ISS).setAudience('edge').setIssuedAt().setExpirationTime('5m').setJti('enroll-jti-1').sign(idp.keys.privateKey);
+    await api.post('/revocations', { id: 'enroll-jti-1', type: 'JTI' });
+    const r = await enroll(token, {});
+    expect([r.status, r.body.error.code]).toEqual([400, 'INVALID_ENROLLMENT_TOKEN']);
+    expect(await identityByExternalId('revoked@example.test')).toBeUndefined();
+  });
+
   it('refuses what the signer does not allow, unknown or missing tokens and another issuer than the one named', async () => {
     const certOnly = 'https://idp-cert-only.test';
     const certOnlyId = await createSigner('cert-only idp', certOnly, { enrollToCertEnabled: true, enrollToTokenEnabled: false });

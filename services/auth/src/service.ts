@@ -104,7 +104,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const authenticatorStore = createAuthenticatorStore(db);
     const enrolled = createEnrolledAuthenticators({ store, identities, policies });
     const tokenEnrollment = createTokenEnrollment({
-      verify: verifyExtJwt, identities, policies, enrolled,
+      verify: verifyExtJwt, revocations, identities, policies, enrolled,
       issueCertificate: async (identityId, csrPem) => pki.issueIdentityCertificate({ identityId, csrPem, csrField: 'clientCsr' }),
     });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({

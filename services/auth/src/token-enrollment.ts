@@ -15,6 +15,7 @@ import { checkTokenEnrollmentAllowed, tokenIdentity } from './domain/token-enrol
 import type { EnrolledAuthenticators } from './enrolled-authenticators.js';
 import type { ExtJwtVerifier, VerifiedJwt } from './ext-jwt.js';
 import type { Identities } from './identities.js';
+import type { Revocations } from './revocations.js';
 
 /** Issues the identity's certificate: the pki service's IssueIdentityCertificate. */
 export type IssueIdentityCertificate = (identityId: string, csrPem: string) => Promise<{ cert: string; ca: string }>;
@@ -22,6 +23,8 @@ export type IssueIdentityCertificate = (identityId: string, csrPem: string) => P
 /** What token enrollment works with. */
 export interface TokenEnrollmentDeps {
   verify: ExtJwtVerifier;
+  /** Revoked JWT ids: a revoked token enrolls nobody, as it logs nobody in. */
+  revocations: Pick<Revocations, 'isJtiRevoked'>;
   identities: Identities;
   policies: AuthPolicies;
   enrolled: EnrolledAuthenticators;
@@ -43,6 +46,7 @@ export function createTokenEnrollment(deps: TokenEnrollmentDeps) {
       throw err;
     }
     if (issuerId !== '' && result.signer.id !== issuerId) throw invalidToken();
+    if (await deps.revocations.isJtiRevoked(result.payload.jti)) throw invalidToken();
     return result;
   }
 
