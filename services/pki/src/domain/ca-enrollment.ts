@@ -6,10 +6,7 @@
 import type { X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { ZitiError } from '@edge/errors';
-import { chainsTo, commonNameOf, isCurrentlyValid, pemCertificates, type Ca } from './ca.js';
-
-/** OpenZiti's default identityNameFormat (DefaultCaIdentityNameFormat). */
-export const DEFAULT_IDENTITY_NAME_FORMAT = '[caName]-[commonName]';
+import { chainsTo, commonNameOf, DEFAULT_IDENTITY_NAME_FORMAT, isCurrentlyValid, pemCertificates, type Ca } from './ca.js';
 
 /** CERT_FAILED_VALIDATION: no presented certificate is a current client certificate of the CA. */
 export function certFailedValidation(): ZitiError {

@@ -53,11 +53,20 @@ export const CA_FIELDS = [
   'name', 'identityRoles', 'identityNameFormat', 'externalIdClaim', 'isAuthEnabled', 'isAutoCaEnrollmentEnabled', 'isOttCaEnrollmentEnabled', 'tags',
 ] as const;
 
-const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]+?-----END \1-----/g;
+/**
+ * A PEM block. The body holds no '-', so a match attempt stops at the next dash: linear time on
+ * hostile text (a back-referenced lazy body took seconds on a megabyte of BEGIN lines).
+ */
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([^-]*)-----END ([A-Z0-9 ]+)-----/g;
+
+/** The well-formed PEM blocks of a text, in order: label and the whole block. */
+function pemBlocks(pem: string): Array<{ label: string; text: string }> {
+  return [...pem.matchAll(PEM_BLOCK)].filter((m) => m[1] === m[3]).map((m) => ({ label: m[1]!, text: m[0] }));
+}
 
 /** The certificates of a PEM text, in order; unreadable blocks throw. */
 export function pemCertificates(pem: string): X509Certificate[] {
-  return [...pem.matchAll(PEM_BLOCK)].filter((m) => m[1] === 'CERTIFICATE').map((m) => new X509Certificate(m[0]));
+  return pemBlocks(pem).filter((b) => b.label === 'CERTIFICATE').map((b) => new X509Certificate(b.text));
 }
 
 /** Lower-case hex SHA-1 of the DER, OpenZiti's fingerprint format. */
@@ -158,12 +167,12 @@ export function commonNameOf(cert: X509Certificate): string {
  */
 export function checkVerification(ca: Pick<Ca, 'certPem' | 'isVerified' | 'verificationToken'>, pem: string, now = new Date()): void {
   if (ca.isVerified) throw new ZitiError('CA_ALREADY_VERIFIED');
-  const block = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]+?-----END \1-----/.exec(pem.trim());
+  const block = pemBlocks(pem)[0];
   if (!block) throw new ZitiError('COULD_NOT_PARSE_BODY', { causeMessage: 'the body must be a PEM certificate' });
-  if (block[1] !== 'CERTIFICATE') throw new ZitiError('EXPECTED_PEM_CERTIFICATE', { causeMessage: `encountered PEM block type ${block[1]}` });
+  if (block.label !== 'CERTIFICATE') throw new ZitiError('EXPECTED_PEM_CERTIFICATE', { causeMessage: `encountered PEM block type ${block.label}` });
   let cert: X509Certificate;
   try {
-    cert = new X509Certificate(block[0]);
+    cert = new X509Certificate(block.text);
   } catch {
     throw new ZitiError('COULD_NOT_PARSE_DER_BLOCK');
   }
@@ -192,22 +201,6 @@ export function externalIdOf(claim: ExternalIdClaim, names: CertificateNames): s
   });
   const parsed = matched.flatMap((v) => (claim.parser === 'SPLIT' && claim.parserCriteria !== '' ? v.split(claim.parserCriteria) : [v]));
   return parsed[claim.index] ?? '';
-}
-
-/** The placeholders of identityNameFormat (ca_manager.go FormatSymbol*). */
-export interface NameSymbols {
-  caName: string;
-  caId: string;
-  commonName: string;
-  requestedName: string;
-  identityId: string;
-}
-
-/** The name an auto-enrolled identity gets: every `[symbol]` of the format replaced. */
-export function formatIdentityName(format: string, symbols: NameSymbols): string {
-  let name = format === '' ? DEFAULT_IDENTITY_NAME_FORMAT : format;
-  for (const [symbol, value] of Object.entries(symbols)) name = name.replaceAll(`[${symbol}]`, value);
-  return name;
 }
 
 /**
