@@ -33,10 +33,6 @@ function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]
   return out;
 }
 
-/**
- * Ends the sessions that lost their grounds: identity gone or disabled, service no longer granted
- * with the session's type, and (when `apiSessions`) API session gone. Returns how many ended.
- */
 /** Sessions that should no longer exist, each with why (identity gone or disabled, access lost, API session gone). */
 export async function staleSessions(peers: SessionPeers, sessions: Session[], opts: { apiSessions?: boolean } = {}): Promise<Array<{ id: string; why: string }>> {
   const stale: Array<{ id: string; why: string }> = [];
@@ -53,7 +49,8 @@ export async function staleSessions(peers: SessionPeers, sessions: Session[], op
     }
   }
   if (opts.apiSessions) {
-    const left = sessions.filter((s) => !stale.some((x) => x.id === s.id));
+    const ended = new Set(stale.map((x) => x.id));
+    const left = sessions.filter((s) => !ended.has(s.id));
     for (const [apiSessionId, of] of groupBy(left, (s) => s.apiSessionId)) {
       if (!(await peers.apiSessionExists(apiSessionId))) stale.push(...of.map((s) => ({ id: s.id, why: `API session ${apiSessionId} does not exist` })));
     }

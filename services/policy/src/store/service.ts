@@ -124,13 +124,13 @@ export function createServiceStore(db: PolicyKysely) {
       return this.get(id);
     },
 
-    /** The condition selecting the services a policy's (resolved) service roles match. */
     /** The services any of several role lists selects; none when there are none. */
     matchingAny(lists: Array<[RoleSplit, RoleSemantic]>): Expression<SqlBool> {
       if (lists.length === 0) return sql<SqlBool>`false`;
       return sql<SqlBool>`(${sql.join(lists.map(([roles, semantic]) => this.matching(roles, semantic)), sql` or `)})`;
     },
 
+    /** The condition selecting the services a policy's (resolved) service roles match. */
     matching(roles: RoleSplit, semantic: RoleSemantic): Expression<SqlBool> {
       return roleCondition({ all: roles.all, attributes: roles.attrs, ids: roles.ids }, semantic, { attributes: SERVICE_ROLE_COLUMNS.attributes, id: SERVICE_ROLE_COLUMNS.id });
     },

@@ -45,7 +45,7 @@ export function applyPostureResponse(data: PostureData, raw: unknown, at = '', n
       return { ...data, processes: [...(data.processes ?? []).filter((p) => p.path !== path), process] };
     }
     case 'ENDPOINT_STATE':
-      // Kept for the posture data view; MFA re-prompts on wake or unlock are not enforced.
+      // Shown in the posture data, and a wake or unlock after MFA starts an MFA check's grace period.
       return {
         ...data,
         endpointState: { ...data.endpointState, ...(r.woken === true ? { wokenAt: now } : {}), ...(r.unlocked === true ? { unlockedAt: now } : {}) },
