@@ -29,13 +29,26 @@ describe('evaluation cache', () => {
     expect(await cache.through('slow', async () => 'fresh')).toBe('fresh');
   });
 
-  it('keeps at most maxEntries, dropping the oldest', async () => {
-    const cache = createEvaluationCache<number>({ ttlMs: 60_000, maxEntries: 2 });
+  it('keeps at most maxWeight, dropping the oldest', async () => {
+    const cache = createEvaluationCache<number>({ ttlMs: 60_000, maxWeight: 2 });
     let loads = 0;
     for (const k of ['a', 'b', 'c']) await cache.through(k, async () => ++loads);
     expect(cache.size).toBe(2);
     expect(await cache.through('a', async () => ++loads)).toBe(4);
     expect(await cache.through('c', async () => ++loads)).toBe(3);
+  });
+
+  it('weighs answers by what they hold, and does not keep one heavier than the whole budget', async () => {
+    const cache = createEvaluationCache<number[]>({ ttlMs: 60_000, maxWeight: 10, weigh: (v) => v.length });
+    await cache.through('six', async () => [1, 2, 3, 4, 5, 6]);
+    await cache.through('three', async () => [1, 2, 3]);
+    expect(cache.size).toBe(2);
+    // Five more do not fit beside nine: the oldest goes.
+    await cache.through('five', async () => [1, 2, 3, 4, 5]);
+    expect(cache.size).toBe(2);
+    expect(await cache.through('six', async () => [0])).toEqual([0]);
+    await cache.through('huge', async () => new Array(11).fill(0));
+    expect(await cache.through('huge', async () => [])).toEqual([]);
   });
 
   it('is off with a ttl of 0', async () => {

@@ -9,11 +9,13 @@
  * stale for longer than that. Session creation never reads from here.
  */
 
-export interface EvaluationCacheOptions {
+export interface EvaluationCacheOptions<T> {
   /** How long an entry may be served; 0 turns the cache off. */
   ttlMs: number;
-  /** The most entries kept; the oldest goes first. */
-  maxEntries?: number;
+  /** The most weight kept (see `weigh`); the oldest entries go first. */
+  maxWeight?: number;
+  /** An answer's weight, e.g. how many services it holds; 1 by default. */
+  weigh?: (value: T) => number;
   now?: () => number;
 }
 
@@ -25,8 +27,13 @@ export interface EvaluationCache<T> {
   readonly size: number;
 }
 
-export function createEvaluationCache<T>({ ttlMs, maxEntries = 10_000, now = Date.now }: EvaluationCacheOptions): EvaluationCache<T> {
-  const entries = new Map<string, { value: T; until: number }>();
+export function createEvaluationCache<T>({ ttlMs, maxWeight = 10_000, weigh = () => 1, now = Date.now }: EvaluationCacheOptions<T>): EvaluationCache<T> {
+  const entries = new Map<string, { value: T; until: number; weight: number }>();
+  let weight = 0;
+  const drop = (key: string) => {
+    const e = entries.get(key);
+    if (e && entries.delete(key)) weight -= e.weight;
+  };
   // Bumped on every change: a load that started before a change must not be stored after it.
   let generation = 0;
   return {
@@ -36,16 +43,19 @@ export function createEvaluationCache<T>({ ttlMs, maxEntries = 10_000, now = Dat
       if (hit && hit.until > now()) return hit.value;
       const started = generation;
       const value = await load();
-      if (started === generation) {
-        entries.delete(key);
-        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-        entries.set(key, { value, until: now() + ttlMs });
+      const w = Math.max(1, weigh(value));
+      if (started === generation && w <= maxWeight) {
+        drop(key);
+        while (weight + w > maxWeight) drop(entries.keys().next().value!);
+        entries.set(key, { value, until: now() + ttlMs, weight: w });
+        weight += w;
       }
       return value;
     },
     invalidate() {
       generation++;
       entries.clear();
+      weight = 0;
     },
     get size() {
       return entries.size;

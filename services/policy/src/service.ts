@@ -21,7 +21,8 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 export function createPolicyService(ctx: ServiceContext): EdgeService {
   return createGrpcService<PolicyDb>(ctx, 'policy', MIGRATIONS, async ({ db, server }) => {
     const identity = createRpcClient(contracts.identity(), ctx.config.grpc.targets.identity, { deadlineMs: ctx.config.grpc.deadlineMs });
-    const serviceLists = createEvaluationCache<ListServicesResponse>({ ttlMs: ctx.config.evaluationCacheTtlMs });
+    // Bounded by the services the cached pages hold (a few hundred bytes each), not by pages.
+    const serviceLists = createEvaluationCache<ListServicesResponse>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 200_000, weigh: (r) => r.services?.length ?? 0 });
     const events = createPolicyEvents(ctx.bus, () => serviceLists.invalidate());
     // Changes made through other replicas (this one's own come back too: harmless).
     const changes = await ctx.bus.subscribe('edge.policy.>', async () => serviceLists.invalidate());
