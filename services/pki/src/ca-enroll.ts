@@ -16,7 +16,11 @@ import type { Redeem } from './redeem.js';
 /** How many taken names an auto-enrollment tries before giving up. */
 const NAME_ATTEMPTS = 100;
 
-const nameTaken = (err: unknown) => isZitiError(err) && err.code === 'COULD_NOT_VALIDATE' && (err.fieldCause as { field?: string } | undefined)?.field === 'name';
+/** The identity service's answer for a name already in use (and only that: other name errors stop). */
+const nameTaken = (err: unknown) => {
+  const cause = isZitiError(err) && err.code === 'COULD_NOT_VALIDATE' ? (err.fieldCause as { field?: string; reason?: string } | undefined) : undefined;
+  return cause?.field === 'name' && /^duplicate value/.test(cause.reason ?? '');
+};
 
 /** Creates the CA auto-enrollment operation. */
 export function createCaAutoEnrollment(cas: Pick<Cas, 'autoEnrollmentCas'>, peers: EnrollmentPeers) {

@@ -13,6 +13,13 @@ describe('identityName', () => {
     expect(identityName({ ca: { ...ca, identityNameFormat: format }, leaf, requestedName: 'kiosk', identityId: 'id1' })).toBe('ca1/kiosk/id1/[unknown]');
   });
 
+  it('names the identity by its id when the format yields nothing (a certificate without a common name)', async () => {
+    const leaf = new X509Certificate((await createRootCa()).certPem);
+    const ca = { id: 'ca1', name: 'acme', identityNameFormat: '[commonName]' };
+    const noCn = Object.create(leaf, { subject: { value: 'O=acme' } }) as X509Certificate;
+    expect(identityName({ ca, leaf: noCn, requestedName: '', identityId: 'id1' })).toBe('id1');
+  });
+
   it('suffixes a taken name with six digits', () => {
     expect(nameWithSuffix('acme-d1', 1)).toBe('acme-d1000001');
     expect(nameWithSuffix('acme-d1', 12)).toBe('acme-d1000012');

@@ -52,13 +52,15 @@ export interface IdentityNameParts {
   identityId: string;
 }
 
-/** The CA's identityNameFormat with its placeholders filled in (as OpenZiti's Formatter). */
+/** The CA's identityNameFormat with its placeholders filled in (as OpenZiti's Formatter); never empty. */
 export function identityName(p: IdentityNameParts): string {
   const values: Record<string, string> = {
     caName: p.ca.name, caId: p.ca.id, commonName: commonNameOf(p.leaf), requestedName: p.requestedName || p.identityId, identityId: p.identityId,
   };
   const format = p.ca.identityNameFormat || DEFAULT_IDENTITY_NAME_FORMAT;
-  return format.replace(/\[(caName|caId|commonName|requestedName|identityId)\]/g, (_m, key: string) => values[key]!);
+  const name = format.replace(/\[(caName|caId|commonName|requestedName|identityId)\]/g, (_m, key: string) => values[key]!).trim();
+  // An identity must have a name: a format that yields none (no common name, say) gives the id.
+  return name === '' ? p.identityId : name;
 }
 
 /** The n-th alternative of a taken name: a six-digit zero-padded suffix (getIdentityName). */
