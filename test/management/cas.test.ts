@@ -74,6 +74,15 @@ describe('/cas', () => {
     expect((await api.post('/cas', body('same-cert', other.certPem), 400)).body.error.cause.field).toBe('certPem');
   });
 
+  it("refuses a certificate of the controller's own chain: every API session can get one signed by it", async () => {
+    const own = c.running.caPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
+    expect(own.length).toBeGreaterThanOrEqual(1);
+    for (const [i, pem] of own.entries()) {
+      const r = await api.post('/cas', body(`own-chain-${i}`, `${pem}\n`), 400);
+      expect(r.body.error.cause.field).toBe('certPem');
+    }
+  });
+
   it('verifies a CA with a certificate it signed whose CN is the verification token, and nothing else', async () => {
     const root = await createTestCa('verify-root');
     const id = (await api.post('/cas', body('verify-ca', root.certPem))).body.data.id as string;

@@ -5,13 +5,13 @@
  * issued.
  */
 import type { Bus } from '@edge/bus';
-import { notFound } from '@edge/errors';
+import { fieldError, notFound } from '@edge/errors';
 import { newId } from '@edge/ids';
 import type { ListPlan } from '@edge/zitiql';
 import type { ControllerPki } from './controller-pki.js';
 import type { CaStore } from './ca-store.js';
 import {
-  applyCaUpdate, caJwtClaims, certificateNames, chainsTo, checkCaCertificate, checkCaInput, checkVerification, externalIdOf, newVerificationToken,
+  applyCaUpdate, caJwtClaims, certificateNames, chainsTo, checkCaCertificate, checkCaInput, checkVerification, externalIdOf, fingerprintOf, newVerificationToken,
   pemCertificates, type Ca, type CaInput,
 } from './domain/ca.js';
 import { signEnrollmentJwt } from './domain/enrollment-jwt.js';
@@ -69,6 +69,10 @@ export function createCas(deps: CaDeps) {
     async create(input: CaInput): Promise<string> {
       const valid = checkCaInput(input);
       const { fingerprint } = checkCaCertificate(valid.certPem);
+      // The controller signs session and identity certificates with any subject asked for: its
+      // own chain as a third-party CA would let any session holder enroll or log in through it.
+      const own = pemCertificates((await deps.pki.caCerts()).pem).map(fingerprintOf);
+      if (own.includes(fingerprint)) throw fieldError('certPem', "is a certificate of this controller's own chain", null);
       const id = newId();
       await store.insert(id, valid, fingerprint, newVerificationToken());
       await bus.publish(CA_CHANGED('created'), { id });
