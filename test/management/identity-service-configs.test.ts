@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { adminApi } from '../support/admin-api.js';
 import { useController, type TestController } from '../support/controller.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
+import { eventually } from '../support/eventually.js';
 
 let c: TestController;
 let admin: string;
@@ -64,5 +65,22 @@ describe('identity service configs', () => {
     await post(`/identities/${id}/service-configs`, [{ serviceId: svc, configId: first }, { serviceId: svc, configId: first }], 200);
     await post(`/identities/${id}/service-configs`, [{ serviceId: svc, configId: first }, { serviceId: svc, configId: second }], 200);
     expect((await get(`/identities/${id}/service-configs`)).body.data).toEqual([expect.objectContaining({ serviceId: svc, configId: second })]);
+  });
+
+  it("drops an identity's assignments when the service or the config they name is deleted", async () => {
+    const type = (await post('/config-types', { name: 'isc-gone.v1', schema: { type: 'object' } })).body.data.id;
+    const config = (await post('/configs', { name: 'isc-gone-config', configTypeId: type, data: {} })).body.data.id;
+    const kept = (await post('/configs', { name: 'isc-gone-kept', configTypeId: type, data: {} })).body.data.id;
+    const doomed = (await post('/services', { name: 'isc-gone-svc', encryptionRequired: true })).body.data.id;
+    const other = (await post('/services', { name: 'isc-gone-other', encryptionRequired: true })).body.data.id;
+    const id = (await post('/identities', { name: 'isc-gone', type: 'User', isAdmin: false })).body.data.id;
+    await post(`/identities/${id}/service-configs`, [{ serviceId: doomed, configId: kept }, { serviceId: other, configId: config }], 200);
+    const assigned = async () => (await get(`/identities/${id}/service-configs`)).body.data.map((a: { serviceId: string; configId: string }) => `${a.serviceId}/${a.configId}`).sort();
+    expect(await assigned()).toEqual([`${doomed}/${kept}`, `${other}/${config}`].sort());
+    await c.http.delete(`/edge/management/v1/services/${doomed}`, { session: admin, expectStatus: 200 });
+    await eventually(async () => (await assigned()).length === 1);
+    expect(await assigned()).toEqual([`${other}/${config}`]);
+    await c.http.delete(`/edge/management/v1/configs/${config}`, { session: admin, expectStatus: 200 });
+    await eventually(async () => (await assigned()).length === 0);
   });
 });

@@ -62,6 +62,12 @@ export function createServiceConfigStore(db: Kysely<IdentityDb>) {
       }
       await q.execute();
     },
+
+    /** Removes every identity's assignments naming a deleted service or config; how many went. */
+    async removeNaming(column: 'service_id' | 'config_id', id: string): Promise<number> {
+      const r = await db.deleteFrom('identity_service_configs').where(column, '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
   };
 }
 

@@ -16,6 +16,7 @@ import { createServiceConfigStore } from './service-config-store.js';
 import { createIntegrityCheck } from './integrity.js';
 import { createPolicyLookup } from './policy-lookup.js';
 import { createEnrollmentClient } from './enrollments.js';
+import { startPolicyConsumers } from './policy-events.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -36,7 +37,9 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
       ...createServiceConfigHandlers(serviceConfigs),
       CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
     });
+    const consumers = await startPolicyConsumers(ctx.bus, serviceConfigs, ctx.log);
     return async () => {
+      await Promise.all(consumers.map((c) => c.unsubscribe()));
       auth.close();
       pki.close();
       policy.close();
