@@ -124,11 +124,10 @@ const cache = new Map<string, SpecValidator>();
 /**
  * Loads (once per directory, cached) a {@link SpecValidator} for the specs in `specDir`.
  *
- * Without `specDir`, uses env `EDGE_SPEC_DIR`, else walks up from `process.cwd()` and from this
- * module's directory until a directory containing `shared/openziti-edge-api` or
- * `../shared/openziti-edge-api` is found. The YAML files are parsed lazily on first use.
+ * Without `specDir`, uses env `EDGE_SPEC_DIR`, else the copy vendored in this package
+ * (`spec/openziti-edge-api`). The YAML files are parsed lazily on first use.
  *
- * @throws Error when no spec directory can be located or it lacks `client.yml`/`management.yml`.
+ * @throws Error when the directory lacks `client.yml`/`management.yml`.
  */
 export function loadSpecValidator(specDir?: string): SpecValidator {
   const dir = resolve(specDir ?? process.env[EDGE_SPEC_DIR_ENV] ?? locateSpecDir());
@@ -146,27 +145,17 @@ export function loadSpecValidator(specDir?: string): SpecValidator {
 }
 
 /**
- * Finds the directory holding the OpenZiti Edge API specs by walking up from `process.cwd()`
- * and from this module's directory.
+ * The directory of the specs vendored with this package (`spec/openziti-edge-api`, beside
+ * `src/` and `dist/`), so a fresh clone tests without anything outside the repository.
  *
- * @throws Error when it cannot be found.
+ * @throws Error when it is missing.
  */
 export function locateSpecDir(): string {
-  const starts = [process.cwd(), dirname(fileURLToPath(import.meta.url))];
-  for (const start of starts) {
-    let dir = resolve(start);
-    for (;;) {
-      for (const candidate of [join(dir, 'shared', 'openziti-edge-api'), join(dir, '..', 'shared', 'openziti-edge-api')]) {
-        if (isDir(candidate) && existsSync(join(candidate, SPEC_FILES.client))) return resolve(candidate);
-      }
-      const parent = dirname(dir);
-      if (parent === dir) break;
-      dir = parent;
-    }
+  const dir = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'spec', 'openziti-edge-api');
+  if (!isDir(dir) || !existsSync(join(dir, SPEC_FILES.client))) {
+    throw new Error(`the vendored specs are missing from ${dir}; set ${EDGE_SPEC_DIR_ENV}`);
   }
-  throw new Error(
-    `cannot locate shared/openziti-edge-api from ${starts.join(' or ')}; set ${EDGE_SPEC_DIR_ENV}`,
-  );
+  return dir;
 }
 
 function isDir(p: string): boolean {
