@@ -1,26 +1,37 @@
 /**
  * Every error a request can end in becomes the OpenZiti error envelope. Expected failures keep
  * their catalog code; anything else is UNHANDLED 500 with the request id, logged with its stack,
- * never sent.
+ * never sent. No answer quotes fastify's codes or messages.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZitiError, isZitiError } from '@edge/errors';
 import { error as errorEnvelope } from '@edge/envelope';
 import { AuthRequired, wwwAuthenticate } from './access.js';
 
+const NOT_JSON = 'the body is not valid JSON';
+
+/** The OpenZiti error for an error fastify raised while reading the request, if it is one. */
 function fromFastify(err: FastifyError): ZitiError | undefined {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ZitiError('REQUEST_ENTITY_TOO_LARGE');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ZitiError('COULD_NOT_PARSE_BODY', { causeMessage: 'no operation takes a body of this content type' });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ZitiError('COULD_NOT_PARSE_BODY', { causeMessage: NOT_JSON });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ZitiError('COULD_NOT_PARSE_BODY', { causeMessage: err.message });
+      return new ZitiError('COULD_NOT_PARSE_BODY', { causeMessage: 'the body is not as long as Content-Length says' });
   }
-  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
-    return new ZitiError('COULD_NOT_PARSE_BODY', { causeMessage: 'the body is not valid JSON' });
+  // secure-json-parse: invalid JSON, or a __proto__ / constructor.prototype key
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON|prototype/i.test(err.message))) {
+    return new ZitiError('COULD_NOT_PARSE_BODY', { causeMessage: NOT_JSON });
   }
   if (err.statusCode === 413) return new ZitiError('REQUEST_ENTITY_TOO_LARGE');
+  // Any other request fastify refuses is the client's to fix; its own wording stays here.
+  if (err.code?.startsWith('FST_') && err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+    return new ZitiError('COULD_NOT_VALIDATE', { causeMessage: 'the request could not be read' });
+  }
   return undefined;
 }
 
