@@ -1,7 +1,7 @@
 /**
- * The fastify instance: HTTPS with optional client certificates, 1 MiB bodies, the parsers the
- * APIs need, request ids, and OpenZiti errors for everything, down to requests the HTTP parser
- * refuses.
+ * The fastify instance: HTTPS with optional client certificates, the client API as the default
+ * handler, 1 MiB bodies, the parsers the APIs need, request ids, and OpenZiti errors for
+ * everything, down to requests the HTTP parser refuses.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
@@ -9,6 +9,7 @@ import type { Logger } from '@edge/logging';
 import { processMetrics } from '@edge/metrics';
 import { installBodyParsers } from './body.js';
 import { onClientError } from './client-error.js';
+import { rewriteToDefaultApi } from './default-api.js';
 import { installErrorHandlers } from './errors.js';
 import { installUrlInputGuard, onFrameworkError } from './url-input.js';
 
@@ -36,6 +37,7 @@ export function createApp(tls: TlsMaterial, log: Logger): FastifyInstance {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: true },
+    rewriteUrl: (req) => rewriteToDefaultApi(req.url ?? '/'),
     frameworkErrors: onFrameworkError,
     clientErrorHandler: onClientError,
   }) as unknown as FastifyInstance;

@@ -51,7 +51,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
     return reply.status(ziti.status).send(errorEnvelope(ziti, req.id));
   });
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
-    const e = new ZitiError('NOT_FOUND', { causeMessage: `no route for ${req.method} ${req.url.split('?')[0]}` });
+    // the path as the client sent it, before the default-API rewrite
+    const path = (req.originalUrl ?? req.url).split('?')[0];
+    const e = new ZitiError('NOT_FOUND', { causeMessage: `no route for ${req.method} ${path}` });
     return reply.status(404).send(errorEnvelope(e, req.id));
   });
 }
