@@ -81,13 +81,15 @@ describe('root and /edge/v1 paths are the client API', () => {
     expect(cacerts.text).toBe((await c.http.get(`${C}/.well-known/est/cacerts`, { expectStatus: 200 })).text);
   });
 
-  it('answers unknown root paths 404 naming them as sent', async () => {
+  it('answers unknown root paths 404 naming them as sent, and a known path with a wrong method 405', async () => {
     for (const path of ['/nothing-here', '/edge/v1/nothing-here', '/edge/nothing', '/fabric/v1/routers', '/.well-known/other']) {
       const r = await c.http.get(path, { session, skipValidation: true });
       expect({ status: r.status, code: r.body.error.code, causeMessage: r.body.error.causeMessage }).toEqual({
         status: 404, code: 'NOT_FOUND', causeMessage: `no route for GET ${path}`,
       });
     }
+    const r = await c.http.post('/version', { body: {}, skipValidation: true });
+    expect({ status: r.status, code: r.body.error.code, allow: r.headers.allow }).toEqual({ status: 405, code: 'METHOD_NOT_ALLOWED', allow: 'GET, HEAD' });
   });
 
   it('serves the caller operations through the root too, logging out last', async () => {

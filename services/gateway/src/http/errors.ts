@@ -7,6 +7,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ZitiError, isZitiError } from '@edge/errors';
 import { error as errorEnvelope } from '@edge/envelope';
 import { AuthRequired, wwwAuthenticate } from './access.js';
+import { createMethodIndex } from './methods.js';
+import type { RouteEntry } from './route.js';
 
 const NOT_JSON = 'the body is not valid JSON';
 
@@ -35,7 +37,7 @@ function fromFastify(err: FastifyError): ZitiError | undefined {
   return undefined;
 }
 
-/** Installs the error and not-found handlers. */
+/** Installs the error handler. */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const ziti = isZitiError(err) ? err : fromFastify(err);
@@ -50,7 +52,20 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     return reply.status(ziti.status).send(errorEnvelope(ziti, req.id));
   });
+}
+
+/**
+ * Installs the handler of requests no route matches: 405 with `Allow` when the path is served
+ * with other methods, else 404 naming the request (as the client sent it).
+ */
+export function installNotFoundHandler(app: FastifyInstance, registry: readonly RouteEntry[]): void {
+  const index = createMethodIndex(registry);
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
+    const allowed = index.allowed(req.url);
+    if (allowed.length && !allowed.includes(req.method)) {
+      reply.header('Allow', allowed.join(', '));
+      return reply.status(405).send(errorEnvelope(new ZitiError('METHOD_NOT_ALLOWED'), req.id));
+    }
     // the path as the client sent it, before the default-API rewrite
     const path = (req.originalUrl ?? req.url).split('?')[0];
     const e = new ZitiError('NOT_FOUND', { causeMessage: `no route for ${req.method} ${path}` });
