@@ -53,6 +53,9 @@ export const Codes = {
   RATE_LIMITED: entry('RATE_LIMITED', 429, 'The request was rate limited'),
   REQUEST_ENTITY_TOO_LARGE: entry('REQUEST_ENTITY_TOO_LARGE', 413, 'The request entity is larger than the server is willing or able to process'),
   METHOD_NOT_ALLOWED: entry('METHOD_NOT_ALLOWED', 405, 'The resource requested does not support this HTTP verb'),
+  // Not in OpenZiti's catalog: its HTTP server answers these two in plain text before any handler.
+  REQUEST_HEADER_FIELDS_TOO_LARGE: entry('REQUEST_HEADER_FIELDS_TOO_LARGE', 431, 'The request line or headers are larger than the server is willing to process'),
+  REQUEST_TIMEOUT: entry('REQUEST_TIMEOUT', 408, 'The request was not received in time'),
   UNAVAILABLE: entry('UNAVAILABLE', 503, 'A service the request depends on is not available, try again later'),
   UNHANDLED: entry('UNHANDLED', 500, 'An unhandled error occurred'),
   ENROLLMENT_EXISTS: entry('ENROLLMENT_EXISTS', 409, 'An enrollment of this method already exists for the identity'),

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpClient, edgeApiForPath, type HttpClient } from './http-client.js';
+import { createHttpClient, edgeApiForPath, edgeApiPath, type HttpClient } from './http-client.js';
 import { loadSpecValidator } from './spec-validator.js';
 
 const M = '/edge/management/v1';
@@ -134,7 +134,9 @@ describe('createHttpClient', () => {
     const skipped = await c.get(`${M}/identities/bad`, { skipValidation: true });
     expect(skipped.body.data.isAdmin).toBe('yes');
     // not an Edge API path: not validated
-    expect((await c.get('/anything')).body).toEqual({ echo: true });
+    expect((await c.get('/fabric/v1/anything')).body).toEqual({ echo: true });
+    // a root path is the client API's: checked against the client operation it is answered as
+    await expect(c.get('/anything')).rejects.toThrow(/no operation in the client spec for GET \/edge\/client\/v1\/anything/);
     // non-JSON body on a root path
     expect((await c.get('/.well-known/est/cacerts')).body).toBe('MIIB');
     // root /version is validated against the client spec
@@ -145,6 +147,22 @@ describe('createHttpClient', () => {
     expect(edgeApiForPath('/edge/client/v1/current-api-session')).toBe('client');
     expect(edgeApiForPath('/edge/management/v1/identities?limit=1')).toBe('management');
     expect(edgeApiForPath('/version')).toBe('client');
-    expect(edgeApiForPath('/metrics')).toBeUndefined();
+    expect(edgeApiForPath('/authenticate?method=cert')).toBe('client');
+    expect(edgeApiForPath('/edge/v1/services')).toBe('client');
+    expect(edgeApiForPath('/fabric/v1/routers')).toBeUndefined();
+    expect(edgeApiForPath('/edge/other')).toBeUndefined();
+  });
+
+  it('maps root and legacy paths to the client API paths they are answered as', () => {
+    const C = '/edge/client/v1';
+    expect(edgeApiPath('/')).toBe(`${C}/`);
+    expect(edgeApiPath('/version')).toBe(`${C}/version`);
+    expect(edgeApiPath('/authenticate?method=cert')).toBe(`${C}/authenticate?method=cert`);
+    expect(edgeApiPath('/edge/v1')).toBe(C);
+    expect(edgeApiPath('/edge/v1/current-api-session')).toBe(`${C}/current-api-session`);
+    expect(edgeApiPath('/.well-known/est/cacerts')).toBe(`${C}/.well-known/est/cacerts`);
+    for (const same of [`${C}/services`, `${M}/identities?limit=1`, '/fabric/v1/routers', '/.well-known/other', '/edge/other']) {
+      expect(edgeApiPath(same)).toBe(same);
+    }
   });
 });

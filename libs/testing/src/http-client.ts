@@ -72,17 +72,39 @@ export interface HttpClient {
 
 const MAX_BODY_IN_ERROR = 2000;
 
+/** The legacy prefix of the client API that older SDKs use. */
+const LEGACY_CLIENT_BASE = '/edge/v1';
+
 /**
- * The Edge API a request path belongs to, for spec validation: `/edge/client/v1…` → client,
- * `/edge/management/v1…` → management, `/version` → client; `undefined` otherwise.
+ * The Edge API path a request path is answered on, query kept. The controller's client API is
+ * the listener's default handler (OpenZiti controller/webapis/client-api.go): a path outside
+ * `/edge`, `/fabric` and `/.well-known` is answered as `/edge/client/v1` + path (so `/` and
+ * `/version` are the client API's version), `/edge/v1/...` as `/edge/client/v1/...`, and
+ * `/.well-known/est/cacerts` by the client API. Any other path is returned as it is.
+ */
+export function edgeApiPath(path: string): string {
+  const q = path.indexOf('?');
+  const pathname = q < 0 ? path : path.slice(0, q);
+  const query = q < 0 ? '' : path.slice(q);
+  const client = EDGE_BASE_PATHS.client;
+  const [, first = ''] = pathname.split('/');
+  let served = pathname;
+  if (pathname === '/.well-known/est/cacerts' || !/^(edge|fabric|\.well-known)/.test(first)) served = client + pathname;
+  else if (pathname === LEGACY_CLIENT_BASE || pathname.startsWith(LEGACY_CLIENT_BASE + '/')) served = client + pathname.slice(LEGACY_CLIENT_BASE.length);
+  return served + query;
+}
+
+/**
+ * The Edge API a request path is answered by, for spec validation: `/edge/client/v1…` and the
+ * root paths that {@link edgeApiPath} maps to it → client, `/edge/management/v1…` → management;
+ * `undefined` otherwise (e.g. `/fabric/v1/...`).
  */
 export function edgeApiForPath(path: string): EdgeApi | undefined {
-  const pathname = path.split('?')[0]!;
+  const pathname = edgeApiPath(path.split('?')[0]!);
   for (const api of ['client', 'management'] as const) {
     const base = EDGE_BASE_PATHS[api];
     if (pathname === base || pathname.startsWith(base + '/')) return api;
   }
-  if (pathname === '/version' || pathname === '/version/') return 'client';
   return undefined;
 }
 
@@ -127,9 +149,11 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
         `${m} ${fullPath}: expected status ${ro.expectStatus}, got ${result.status}\nbody: ${truncate(result.text)}`,
       );
     }
-    const api = edgeApiForPath(url.pathname);
+    // A root or legacy path is checked against the operation it is answered as.
+    const served = edgeApiPath(fullPath);
+    const api = edgeApiForPath(served);
     if (opts.validator && api && !ro.skipValidation) {
-      opts.validator.assertValid(api, m, fullPath, result.status, result.body);
+      opts.validator.assertValid(api, m, served, result.status, result.body);
     }
     return result;
   };

@@ -16,6 +16,7 @@ export {
 export {
   createHttpClient,
   edgeApiForPath,
+  edgeApiPath,
   type HttpClient,
   type HttpClientOptions,
   type HttpMethodShorthand,

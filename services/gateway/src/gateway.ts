@@ -9,6 +9,7 @@ import type { Config } from '@edge/config';
 import type { Logger } from '@edge/logging';
 import { createClients, type Clients } from './clients.js';
 import { createApp } from './http/app.js';
+import { installNotFoundHandler } from './http/errors.js';
 import { createRouter, type RouteEntry } from './http/route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { createSessionCache, type SessionCache } from './http/session-cache.js';
@@ -135,6 +136,7 @@ export function registerRoutes(app: FastifyInstance, config: Config, clients: Cl
   registerControllerSettingRoutes(route, MANAGEMENT_BASE, clients);
   // Last, so the documents describe every route above (and these).
   registerDocsRoutes(route, registry);
+  installNotFoundHandler(app, registry);
   return registry;
 }
 

@@ -1,12 +1,17 @@
 /**
- * The fastify instance: HTTPS with optional client certificates, 1 MiB bodies, the parsers the
- * APIs need, request ids, and OpenZiti errors for everything.
+ * The fastify instance: HTTPS with optional client certificates, the client API as the default
+ * handler, 1 MiB bodies, the parsers the APIs need, request ids, and OpenZiti errors for
+ * everything, down to requests the HTTP parser refuses.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '@edge/logging';
 import { processMetrics } from '@edge/metrics';
+import { installBodyParsers } from './body.js';
+import { onClientError } from './client-error.js';
+import { rewriteToDefaultApi } from './default-api.js';
 import { installErrorHandlers } from './errors.js';
+import { installUrlInputGuard, onFrameworkError } from './url-input.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -32,9 +37,12 @@ export function createApp(tls: TlsMaterial, log: Logger): FastifyInstance {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: true },
+    rewriteUrl: (req) => rewriteToDefaultApi(req.url ?? '/'),
+    frameworkErrors: onFrameworkError,
+    clientErrorHandler: onClientError,
   }) as unknown as FastifyInstance;
-  // PEM bodies (CSRs, certificates) arrive as text for enrollment and CA verification.
-  app.addContentTypeParser(['text/plain', 'application/x-pem-file', 'application/pkcs10'], { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
+  installBodyParsers(app, BODY_LIMIT);
+  installUrlInputGuard(app);
   const metrics = processMetrics();
   app.addHook('onResponse', async (req, reply) => {
     // The route pattern, not the URL, so ids do not become label values.

@@ -31,7 +31,10 @@ export function versionData(config: Config) {
   };
 }
 
-/** Registers the public routes on the root and under both base paths. */
+/**
+ * Registers the public routes under both base paths; the root paths (`/`, `/version`,
+ * `/.well-known/est/cacerts`) are the client API's, served by the default-API rewrite.
+ */
 export function registerRootRoutes(route: Router, config: Config, clients: Clients): void {
   const version = async () => ({ body: ok(versionData(config)) });
   const cacerts = async () => {
@@ -40,8 +43,6 @@ export function registerRootRoutes(route: Router, config: Config, clients: Clien
   };
   const capabilities = async () => ({ body: ok(CAPABILITIES) });
 
-  route('GET', '/version', 'public', version);
-  route('GET', '/.well-known/est/cacerts', 'public', cacerts);
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
     route('GET', base, 'public', version);
     route('GET', `${base}/`, 'public', version);

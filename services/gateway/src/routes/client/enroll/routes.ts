@@ -10,6 +10,7 @@ import { ok, empty } from '@edge/envelope';
 import { parseBody, z } from '@edge/schemas';
 import type { pki } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
+import { acceptedRanges, requireAcceptable } from '../../../http/accept.js';
 import { clientCertPem } from '../../../http/client-cert.js';
 import type { Result, Router } from '../../../http/route.js';
 
@@ -39,8 +40,12 @@ const text = (v: unknown) => (typeof v === 'string' ? v : '');
 
 /** True when the client named application/json in Accept (enroll_router.go explicitJsonAccept). */
 function asksForJson(req: FastifyRequest): boolean {
-  const accept = req.headers.accept;
-  return typeof accept === 'string' && accept.split(',').some((v) => v.split(';')[0]!.trim().toLowerCase() === 'application/json');
+  return acceptedRanges(req)?.includes('application/json') ?? false;
+}
+
+/** What `/enroll` can answer: JSON, and the PEM chain for a PEM CSR redeeming an ott token. */
+function enrollProduces(req: FastifyRequest, method: string): string[] {
+  return typeof req.body === 'string' && method === 'ott' ? ['application/json', 'application/x-pem-file'] : ['application/json'];
 }
 
 /** `enrollmentCertsEnvelope`: only the fields this enrollment produced. */
@@ -62,6 +67,7 @@ export function registerEnrollRoutes(route: Router, base: string, clients: Clien
   route('POST', `${base}/enroll`, 'public', async (req) => {
     const method = text(query(req).method) || 'ott';
     const token = text(query(req).token);
+    requireAcceptable(req, enrollProduces(req, method));
     if (CA_CERT_METHODS.has(method)) {
       const body = typeof req.body === 'object' && req.body !== null ? parseBody(genericEnroll, req.body) : {};
       return withCaCertificate(req, method, token, body.name);

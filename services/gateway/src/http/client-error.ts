@@ -1,0 +1,42 @@
+/**
+ * Requests Node's HTTP parser refuses before fastify sees them (headers over the size limit, a
+ * malformed request line or header, a request not received in time) are answered with the
+ * OpenZiti error envelope too, written straight onto the connection, which then closes.
+ */
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ZitiError } from '@edge/errors';
+import { error as errorEnvelope } from '@edge/envelope';
+
+/** The OpenZiti error for a parser error code (llhttp `HPE_*`, or Node's request timeout). */
+export function clientErrorOf(code: string | undefined): ZitiError {
+  if (code === 'HPE_HEADER_OVERFLOW') return new ZitiError('REQUEST_HEADER_FIELDS_TOO_LARGE');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ZitiError('REQUEST_TIMEOUT');
+  return new ZitiError('COULD_NOT_VALIDATE', { causeMessage: 'the HTTP request is malformed' });
+}
+
+/** A complete HTTP/1.1 response carrying the envelope of `e`, closing the connection. */
+export function rawErrorResponse(e: ZitiError, requestId: string): string {
+  const body = JSON.stringify(errorEnvelope(e, requestId));
+  return [
+    `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status] ?? 'Error'}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/** fastify's `clientErrorHandler`: the server's `clientError` event. */
+export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // A response already under way on this connection cannot be followed by another one.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy(err);
+    return;
+  }
+  socket.end(rawErrorResponse(clientErrorOf(err.code), randomUUID()));
+}
