@@ -171,7 +171,8 @@ describe('deploy/docker/healthcheck.mjs', () => {
       res.end();
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const env = { EDGE_HTTP_ADDR: `0.0.0.0:${(server.address() as { port: number }).port}` };
+    // As in the gateway's container, which listens on every address and is told the one clients use.
+    const env = { EDGE_HTTP_ADDR: `0.0.0.0:${(server.address() as { port: number }).port}`, EDGE_ADVERTISED_ADDRESS: 'edge.example.com:443' };
     try {
       expect(await check('gateway', env)).toBe(1);
       status = 200;
