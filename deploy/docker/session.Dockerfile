@@ -4,6 +4,10 @@
 # The build stage is the same in every Dockerfile of this folder, so BuildKit builds the
 # workspace once for all six images.
 ARG NODE_IMAGE=node:22-bookworm-slim
+# Major version of the PostgreSQL client tools (pg_dump, for POST /database/snapshot). pg_dump
+# refuses servers newer than itself and dumps every older one, so use the server's major version
+# or newer; 17 covers the Postgres 15 of compose.yaml and the 17 of helm/edge-controller-stack.
+ARG PG_CLIENT_MAJOR=17
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
@@ -15,7 +19,15 @@ FROM build AS prod
 RUN find . -name node_modules -type d -prune -exec rm -rf {} + && npm ci --omit=dev --ignore-scripts --workspace=services/session && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production EDGE_DATA_DIR=/data
+ARG PG_CLIENT_MAJOR
+# pg_dump from the PostgreSQL project's own Debian repository (its signing key ships in Debian's
+# postgresql-common), since Debian bookworm carries only version 15.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates postgresql-common \
+ && /usr/share/postgresql-common/pgdg/apt.postgresql.org.sh -y \
+ && apt-get install -y --no-install-recommends postgresql-client-${PG_CLIENT_MAJOR} \
+ && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production EDGE_DATA_DIR=/data PATH=/usr/lib/postgresql/${PG_CLIENT_MAJOR}/bin:$PATH
 WORKDIR /app
 # Owned by root and not writable by the process: only /data (and /tmp) are.
 COPY --from=prod /src/package.json ./

@@ -14,6 +14,7 @@ import { loadConfig, SERVICE_NAMES } from '@edge/config';
 import { silentLogger } from '@edge/logging';
 import { createRpcServer } from '@edge/rpc';
 import { loadChart, REPO_ROOT } from './support/chart.js';
+import { kekConsumers } from './support/objects.js';
 
 const COMPONENTS = [...SERVICE_NAMES, 'gateway'] as const;
 const chart = loadChart();
@@ -88,6 +89,24 @@ describe.each(COMPONENTS)('deploy/docker/%s.Dockerfile', (c) => {
   });
 });
 
+describe('deploy/docker/session.Dockerfile', () => {
+  const text = readFileSync(dockerfile('session'), 'utf8');
+  const runtime = parseDockerfile(text).at(-1)!;
+  const compose = readFileSync(join(REPO_ROOT, 'deploy/compose.yaml'), 'utf8');
+
+  it('ships pg_dump (snapshots) of the Postgres server\'s major version or newer, first on PATH', () => {
+    const major = Number(/^ARG PG_CLIENT_MAJOR=(\d+)$/m.exec(text)?.[1]);
+    expect(all(runtime, 'ARG')).toContain('PG_CLIENT_MAJOR');
+    expect(all(runtime, 'RUN').join('\n')).toMatch(/apt-get install .*postgresql-client-\$\{PG_CLIENT_MAJOR\}/);
+    expect(all(runtime, 'ENV').join('\n')).toMatch(/PATH=\/usr\/lib\/postgresql\/\$\{PG_CLIENT_MAJOR\}\/bin:\$PATH/);
+    // pg_dump refuses servers newer than itself: at least the compose file's server.
+    const server = Number(/image: postgres:(\d+)/.exec(compose)?.[1]);
+    expect(server).toBeGreaterThanOrEqual(15);
+    expect(major).toBeGreaterThanOrEqual(server);
+    for (const other of COMPONENTS.filter((c) => c !== 'session')) expect(readFileSync(dockerfile(other), 'utf8')).not.toContain('postgresql-client');
+  });
+});
+
 describe('the build context', () => {
   it('ignores host builds and dependencies, so images build from sources alone', () => {
     const ignored = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n');
@@ -96,7 +115,7 @@ describe('the build context', () => {
 });
 
 describe('deploy/compose.yaml', () => {
-  type ComposeService = { build?: { context: string; dockerfile: string }; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; ports?: string[]; read_only?: boolean };
+  type ComposeService = { build?: { context: string; dockerfile: string }; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; ports?: string[]; read_only?: boolean; volumes?: string[]; tmpfs?: string[] };
   const compose = parse(readFileSync(join(REPO_ROOT, 'deploy/compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
   const services = compose.services;
 
@@ -136,6 +155,28 @@ describe('deploy/compose.yaml', () => {
   });
 });
 
+describe('deploy/compose.yaml state', () => {
+  const compose = parse(readFileSync(join(REPO_ROOT, 'deploy/compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, { environment: Record<string, string>; volumes?: string[]; tmpfs?: string[] }>; volumes: Record<string, unknown> };
+  const dataOf = (c: string) => compose.services[c]!.volumes?.find((v) => v.endsWith(':/data'))?.split(':')[0];
+
+  it('gives every component that seals secrets the same key-encryption key: the shell\'s, else one shared key file', () => {
+    const consumers = kekConsumers();
+    expect(consumers).toEqual(['auth', 'pki']);
+    const keys = new Set(consumers.map((c) => compose.services[c]!.environment.EDGE_KEY_ENCRYPTION_KEY));
+    expect([...keys]).toEqual(['${EDGE_KEY_ENCRYPTION_KEY:-}']);
+    // Without it each process keeps <EDGE_DATA_DIR>/pki.key: one named volume for all of them.
+    const volumes = new Set(consumers.map(dataOf));
+    expect(volumes.size).toBe(1);
+    expect(Object.keys(compose.volumes)).toContain([...volumes][0]);
+    for (const c of consumers) expect(compose.services[c]!.tmpfs ?? []).not.toContain('/data');
+  });
+
+  it('keeps database snapshots (the session service\'s /data/snapshots) in a named volume', () => {
+    expect(Object.keys(compose.volumes)).toContain(dataOf('session'));
+    expect(compose.services.session!.tmpfs ?? []).not.toContain('/data');
+  });
+});
+
 describe('deploy/docker/healthcheck.mjs', () => {
   const script = join(REPO_ROOT, 'deploy/docker/healthcheck.mjs');
   // Asynchronous: the listeners under test run in this process and must keep answering.
@@ -171,7 +212,8 @@ describe('deploy/docker/healthcheck.mjs', () => {
       res.end();
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const env = { EDGE_HTTP_ADDR: `0.0.0.0:${(server.address() as { port: number }).port}` };
+    // As in the gateway's container, which listens on every address and is told the one clients use.
+    const env = { EDGE_HTTP_ADDR: `0.0.0.0:${(server.address() as { port: number }).port}`, EDGE_ADVERTISED_ADDRESS: 'edge.example.com:443' };
     try {
       expect(await check('gateway', env)).toBe(1);
       status = 200;

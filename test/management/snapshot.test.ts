@@ -3,11 +3,12 @@
  * README's psql command) to identical data.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { adminApi } from '../support/admin-api.js';
+import { adminApi, M } from '../support/admin-api.js';
 import { useController, type TestController } from '../support/controller.js';
 import { TEST_DATABASE_URL } from '../support/infra.js';
 
@@ -58,5 +59,41 @@ describe('database snapshot', () => {
     const names = (await get('/identities?limit=500')).body.data.map((i: { name: string }) => i.name);
     expect(names).toContain('snap-keep');
     expect(names).not.toContain('snap-later');
+  });
+
+  /** POST /database/snapshot with PATH holding only `dir`: what the session service (in this process) can spawn. */
+  async function snapshotWithPath(dir: string) {
+    const path = process.env.PATH;
+    process.env.PATH = dir;
+    try {
+      // The spec documents only 200, 401 and 429 for this operation; a deployment without usable
+      // client tools is none of them, so the catalog's UNAVAILABLE (503) envelope says why.
+      return await c.http.post(`${M}/database/snapshot`, { body: {}, session: admin, skipValidation: true });
+    } finally {
+      process.env.PATH = path;
+    }
+  }
+
+  it('answers 503 UNAVAILABLE, not a 500, when pg_dump is not installed or older than the server, and leaves no file', async () => {
+    const snapshots = () => (existsSync(join(c.dataDir, 'snapshots')) ? readdirSync(join(c.dataDir, 'snapshots')) : []);
+    const before = snapshots();
+    const dir = mkdtempSync(join(tmpdir(), 'edge-no-pg-dump-'));
+    try {
+      const missing = await snapshotWithPath(dir);
+      expect(missing.status).toBe(503);
+      expect(missing.body.error).toMatchObject({ code: 'UNAVAILABLE' });
+      expect(missing.body.error.causeMessage).toMatch(/snapshots are not available: pg_dump .* is not installed/);
+
+      // What pg_dump 15 prints against a 17 server (it refuses to dump newer servers).
+      writeFileSync(join(dir, 'pg_dump'), '#!/bin/sh\necho "pg_dump: error: aborting because of server version mismatch" >&2\necho "pg_dump: detail: server version: 17.2; pg_dump version: 15.20" >&2\nexit 1\n', { mode: 0o755 });
+      const old = await snapshotWithPath(dir);
+      expect(old.status).toBe(503);
+      expect(old.body.error.causeMessage).toBe('snapshots are not available: pg_dump is older than the database server (server version: 17.2; pg_dump version: 15.20)');
+      for (const r of [missing, old]) expect(r.text).not.toContain(TEST_DATABASE_URL);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(snapshots()).toEqual(before);
+    await post('/database/snapshot', {}, 200);
   });
 });

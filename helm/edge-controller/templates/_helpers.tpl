@@ -1,9 +1,4 @@
-{{/*
-Helpers shared by every template. The templates keep to a small subset of Go template syntax
-(define/include, if/else/with/range, variables, toYaml | nindent, quote, default, dict, printf,
-eq/ne/and/or/not) so that helm/../test/deploy can render them without a helm binary and compare
-the result with deploy/k8s.
-*/}}
+{{/* Helpers shared by every template. */}}
 
 {{/* Prefix of every object name: fullnameOverride, else the release name. */}}
 {{- define "edge.fullname" -}}
@@ -49,20 +44,31 @@ helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version }}
 {{- end -}}
 {{- end }}
 
-{{/* One optional variable from the Secret; absent keys leave the variable unset. */}}
+{{/*
+One variable from the Secret. Optional ones are left unset when the key is absent; a required
+one keeps the pod from starting (CreateContainerConfigError naming the key) instead.
+Expects dict "root" "key" "required".
+*/}}
 {{- define "edge.secretEnv" -}}
 - name: {{ .key }}
   valueFrom:
     secretKeyRef:
       name: {{ include "edge.secretName" .root }}
       key: {{ .key }}
-      optional: true
+      optional: {{ not .required }}
+{{- end }}
+
+{{/* The components that seal secrets at rest under the key-encryption key (@edge/key-encryption). */}}
+{{- define "edge.sealsSecrets" -}}
+{{- has .component (list "auth" "pki") -}}
 {{- end }}
 
 {{/*
 The variables a component's containers (the migration init container too) take from the
 Secret. Each process gets only what it uses: the gateway opens no database, only auth
-bootstraps the admin, only pki holds the key-encryption key. Expects dict "root" "component".
+bootstraps the admin. auth (MFA secrets) and pki (private keys) seal secrets under the
+key-encryption key, which every replica of both must share; without it each pod would make its
+own in its emptyDir, so it is required. Expects dict "root" "component".
 */}}
 {{- define "edge.secretEnvs" -}}
 {{- if ne .component "gateway" }}
@@ -72,9 +78,19 @@ bootstraps the admin, only pki holds the key-encryption key. Expects dict "root"
 {{- if eq .component "auth" }}
 {{ include "edge.secretEnv" (dict "root" .root "key" "EDGE_ADMIN_PASSWORD") }}
 {{- end }}
-{{- if eq .component "pki" }}
-{{ include "edge.secretEnv" (dict "root" .root "key" "EDGE_KEY_ENCRYPTION_KEY") }}
+{{- if eq (include "edge.sealsSecrets" .) "true" }}
+{{ include "edge.secretEnv" (dict "root" .root "key" "EDGE_KEY_ENCRYPTION_KEY" "required" true) }}
 {{- end }}
+{{- end }}
+
+{{/* True when the session pods mount the snapshot claim. Expects dict "root" "component". */}}
+{{- define "edge.snapshotVolume" -}}
+{{- and (eq .component "session") .root.Values.snapshots.persistence.enabled -}}
+{{- end }}
+
+{{/* The snapshot claim's name: existingClaim or the chart's own. Expects the root. */}}
+{{- define "edge.snapshotClaim" -}}
+{{- default (printf "%s-snapshots" (include "edge.fullname" .)) .Values.snapshots.persistence.existingClaim -}}
 {{- end }}
 
 {{/* Settings shared by a component's containers. Expects dict "root" "component". */}}
@@ -90,6 +106,10 @@ volumeMounts:
     mountPath: /data
   - name: tmp
     mountPath: /tmp
+  {{- if eq (include "edge.snapshotVolume" .) "true" }}
+  - name: snapshots
+    mountPath: /data/snapshots
+  {{- end }}
 {{- end }}
 
 {{/* Pod-level settings shared by every component. Expects dict "root" "component" "spec". */}}
@@ -111,8 +131,12 @@ nodeSelector:
 tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .spec.affinity }}
+{{- with (include "edge.affinity" . | fromYaml) }}
 affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with (include "edge.topologySpread" . | fromYamlArray) }}
+topologySpreadConstraints:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 volumes:
@@ -121,6 +145,44 @@ volumes:
   - name: tmp
     emptyDir:
       sizeLimit: 64Mi
+  {{- if eq (include "edge.snapshotVolume" .) "true" }}
+  - name: snapshots
+    persistentVolumeClaim:
+      claimName: {{ include "edge.snapshotClaim" .root }}
+  {{- end }}
+{{- end }}
+
+{{/*
+A component's affinity: its own, and for the session pods on a snapshot volume that only one
+node can mount (no ReadWriteMany), a rule keeping them on one node. Expects dict "root"
+"component" "spec".
+*/}}
+{{- define "edge.affinity" -}}
+{{- $affinity := deepCopy .spec.affinity }}
+{{- $p := .root.Values.snapshots.persistence }}
+{{- if and (eq (include "edge.snapshotVolume" .) "true") (not (has "ReadWriteMany" $p.accessModes)) }}
+{{- $term := dict "labelSelector" (dict "matchLabels" (include "edge.selectorLabels" . | fromYaml)) "topologyKey" "kubernetes.io/hostname" }}
+{{- $podAffinity := default dict $affinity.podAffinity }}
+{{- $_ := set $podAffinity "requiredDuringSchedulingIgnoredDuringExecution" (append (default list $podAffinity.requiredDuringSchedulingIgnoredDuringExecution) $term) }}
+{{- $_ := set $affinity "podAffinity" $podAffinity }}
+{{- end }}
+{{- toYaml $affinity }}
+{{- end }}
+
+{{/*
+A component's topologySpreadConstraints: its own when given, else the chart's topologySpread
+with the component's pods as labelSelector. Expects dict "root" "component" "spec".
+*/}}
+{{- define "edge.topologySpread" -}}
+{{- $constraints := .spec.topologySpreadConstraints }}
+{{- if not $constraints }}
+{{- $constraints = list }}
+{{- $selector := dict "matchLabels" (include "edge.selectorLabels" . | fromYaml) }}
+{{- range .root.Values.topologySpread }}
+{{- $constraints = append $constraints (merge (dict "labelSelector" $selector) .) }}
+{{- end }}
+{{- end }}
+{{- toYaml $constraints }}
 {{- end }}
 
 {{/*
@@ -195,5 +257,18 @@ spec:
   selector:
     matchLabels:
       {{- include "edge.selectorLabels" . | nindent 6 }}
+{{- end }}
+{{- end }}
+
+{{/* The NetworkPolicy ingress rule admitting /metrics scrapes, when metrics are on. Expects the root. */}}
+{{- define "edge.metricsIngress" -}}
+{{- if .Values.metrics.enabled -}}
+- ports:
+    - port: metrics
+      protocol: TCP
+  {{- with .Values.networkPolicy.metricsFrom }}
+  from:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
 {{- end }}
 {{- end }}

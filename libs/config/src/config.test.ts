@@ -37,3 +37,26 @@ describe('loadConfig', () => {
     expect(grpcListenAddr(c, 'policy')).toBe('0.0.0.0:9000');
   });
 });
+
+describe('the advertised address', () => {
+  it('refuses to start when listening on every address without EDGE_ADVERTISED_ADDRESS, naming both variables and the value', () => {
+    for (const listen of ['0.0.0.0:1280', '[::]:1280', '[0:0::0]:443', '0.0.0.0:0']) {
+      expect(() => loadConfig({ EDGE_HTTP_ADDR: listen }), listen).toThrow(ConfigError);
+      expect(() => loadConfig({ EDGE_HTTP_ADDR: listen })).toThrow(new RegExp(`EDGE_ADVERTISED_ADDRESS: unset, and EDGE_HTTP_ADDR "${listen.replace(/[[\]]/g, '\\$&')}"`));
+    }
+    // An empty variable counts as unset (as the Helm chart's ConfigMap renders a missing value).
+    expect(() => loadConfig({ EDGE_HTTP_ADDR: '0.0.0.0:1280', EDGE_ADVERTISED_ADDRESS: '' })).toThrow(/EDGE_ADVERTISED_ADDRESS: unset/);
+  });
+
+  it('refuses an advertised address that is itself a wildcard', () => {
+    expect(() => loadConfig({ EDGE_HTTP_ADDR: '0.0.0.0:1280', EDGE_ADVERTISED_ADDRESS: '0.0.0.0:443' })).toThrow(/EDGE_ADVERTISED_ADDRESS: "0.0.0.0:443" names no host/);
+    expect(() => loadConfig({ EDGE_ADVERTISED_ADDRESS: '[::]:443' })).toThrow(/EDGE_ADVERTISED_ADDRESS: "\[::\]:443"/);
+  });
+
+  it('hands clients the advertised address, else a specific listen address', () => {
+    expect(loadConfig({ EDGE_HTTP_ADDR: '0.0.0.0:1280', EDGE_ADVERTISED_ADDRESS: 'edge.example.com:443' }).http.advertisedAddress).toBe('edge.example.com:443');
+    expect(loadConfig({ EDGE_HTTP_ADDR: '10.1.2.3:1280' }).http.advertisedAddress).toBe('10.1.2.3:1280');
+    expect(loadConfig({ EDGE_HTTP_ADDR: '[::1]:1280' }).http.advertisedAddress).toBe('[::1]:1280');
+    expect(loadConfig({}).http.advertisedAddress).toBe('127.0.0.1:1280');
+  });
+});

@@ -3,6 +3,7 @@
  * Every process (a single service, the gateway, or the standalone controller) reads the same
  * schema and uses the parts it needs.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export const SERVICE_NAMES = ['auth', 'pki', 'identity', 'policy', 'session'] as const;
@@ -101,6 +102,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const r = parsed.data;
+  const unreachable = unreachableAdvertisedAddress(r.EDGE_ADVERTISED_ADDRESS, r.EDGE_HTTP_ADDR);
+  if (unreachable) throw new ConfigError([unreachable]);
   return {
     dataDir: r.EDGE_DATA_DIR,
     database: { url: r.EDGE_DATABASE_URL, poolSize: r.EDGE_DATABASE_POOL_SIZE, schemaPrefix: r.EDGE_DATABASE_SCHEMA_PREFIX },
@@ -133,6 +136,35 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: { addr: r.EDGE_METRICS_ADDR },
     evaluationCacheTtlMs: r.EDGE_EVALUATION_CACHE_TTL_MS,
   };
+}
+
+/**
+ * Why the address handed to clients (API URLs, enrollment JWT `iss`, network JWT `ctrls`) names
+ * no host they could reach, or undefined when it names one. It is EDGE_ADVERTISED_ADDRESS, else
+ * the listen address EDGE_HTTP_ADDR, so listening on every interface needs it set.
+ */
+function unreachableAdvertisedAddress(advertised: string | undefined, listen: string): string | undefined {
+  const fix = 'set EDGE_ADVERTISED_ADDRESS to the host:port clients reach the gateway at';
+  if (advertised !== undefined) {
+    return isUnspecifiedHost(hostOf(advertised)) ? `EDGE_ADVERTISED_ADDRESS: "${advertised}" names no host clients can reach; ${fix}` : undefined;
+  }
+  return isUnspecifiedHost(hostOf(listen))
+    ? `EDGE_ADVERTISED_ADDRESS: unset, and EDGE_HTTP_ADDR "${listen}" listens on every address, which clients cannot be sent to; ${fix}`
+    : undefined;
+}
+
+/** The host of `host:port` or `[v6]:port`. */
+function hostOf(address: string): string {
+  const bracketed = /^\[([^\]]*)\]:\d+$/.exec(address);
+  return bracketed ? bracketed[1]! : address.slice(0, address.lastIndexOf(':'));
+}
+
+/** True for an empty host and for the wildcard addresses 0.0.0.0 and :: in any spelling. */
+function isUnspecifiedHost(host: string): boolean {
+  if (host === '') return true;
+  if (isIP(host) === 4) return host.split('.').every((octet) => Number(octet) === 0);
+  if (isIP(host) === 6) return new URL(`http://[${host}]/`).hostname === '[::]';
+  return false;
 }
 
 /** The address a service listens on: EDGE_GRPC_LISTEN_ADDR, else its own target address. */

@@ -5,7 +5,7 @@
  * and recreates the schemas it contains).
  */
 import { execFile } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SERVICE_NAMES, schemaName, type Config } from '@edge/config';
@@ -28,9 +28,33 @@ export async function createSnapshot(config: Config, at = new Date()): Promise<s
   const file = snapshotPath(config.dataDir, at);
   await mkdir(join(config.dataDir, 'snapshots'), { recursive: true });
   const schemas = SERVICE_NAMES.flatMap((s) => ['--schema', schemaName(config, s)]);
-  // --serializable-deferrable: one consistent view of every schema, without blocking writers.
-  await run('pg_dump', ['--dbname', url, '--no-owner', '--no-privileges', '--clean', '--if-exists', '--serializable-deferrable', '--file', file, ...schemas], {
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  try {
+    // --serializable-deferrable: one consistent view of every schema, without blocking writers.
+    await run('pg_dump', ['--dbname', url, '--no-owner', '--no-privileges', '--clean', '--if-exists', '--serializable-deferrable', '--file', file, ...schemas], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (err) {
+    await rm(file, { force: true });
+    throw unavailable(err) ?? err;
+  }
   return file;
+}
+
+/**
+ * The answer when pg_dump cannot serve this deployment: not installed where the session service
+ * runs, or older than the server (pg_dump refuses newer servers). Undefined for any other
+ * failure, which stays an unexpected error. The database URL is never repeated.
+ */
+function unavailable(err: unknown): ZitiError | undefined {
+  const { code, stderr } = err as { code?: unknown; stderr?: unknown };
+  if (code === 'ENOENT' || code === 'EACCES') {
+    return new ZitiError('UNAVAILABLE', {
+      causeMessage: 'snapshots are not available: pg_dump (the PostgreSQL client tools, of the server\'s major version or newer) is not installed where the session service runs',
+    });
+  }
+  const mismatch = /server version: [^;\n]+; pg_dump version: [^\n]+/.exec(typeof stderr === 'string' ? stderr : '');
+  if (mismatch) {
+    return new ZitiError('UNAVAILABLE', { causeMessage: `snapshots are not available: pg_dump is older than the database server (${mismatch[0]})` });
+  }
+  return undefined;
 }
