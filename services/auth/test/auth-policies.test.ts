@@ -52,7 +52,7 @@ describe('auth policies', () => {
     const { id } = await a.createAuthPolicy({ fields: fields('used') });
     h.identity.add({ name: 'uses-it', authPolicyId: id });
     await expect(a.deleteAuthPolicy({ id })).rejects.toMatchObject({ code: 'CAN_NOT_DELETE_REFERENCED_ENTITY', status: 409 });
-    await expect(a.deleteAuthPolicy({ id: 'default' })).rejects.toMatchObject({ code: 'ENTITY_CAN_NOT_BE_DELETED' });
+    await expect(a.deleteAuthPolicy({ id: 'default' })).rejects.toMatchObject({ code: 'CAN_NOT_DELETE_REFERENCED_ENTITY', status: 409 });
     await a.updateAuthPolicy({ id, fields: fields('renamed', { allowed: false }) });
     expect((await b.getAuthPolicy({ id })).fields).toMatchObject({ name: 'renamed', updb: { allowed: false } });
     await expect(a.updateAuthPolicy({ id: 'nope', fields: fields('x') })).rejects.toMatchObject({ code: 'NOT_FOUND' });
