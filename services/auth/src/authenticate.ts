@@ -67,6 +67,15 @@ export interface AuthenticateDeps {
   matchCertificateCa(certChainPem: string): Promise<{ caId: string; externalId: string }>;
 }
 
+/** Who a credential proved, with what, and under which policy. */
+interface Proven {
+  identity: IdentityInfo;
+  authenticatorId: string;
+  policy: AuthPolicy;
+  /** A certificate the controller issued, which the client may extend. */
+  isCertExtendable?: boolean;
+}
+
 const invalidAuth = () => new ZitiError('INVALID_AUTH');
 const tooMany = (what: string, scope: string) => {
   processMetrics().rateLimited(scope);
@@ -111,7 +120,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
   }
 
   /** The identity whose updb credentials these are, and its policy; INVALID_AUTH for any failure alike. */
-  async function passwordIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string; policy: AuthPolicy }> {
+  async function passwordIdentity(input: AuthenticateInput): Promise<Proven> {
     // OpenZiti answers missing credentials with INVALID_AUTH (401), not a validation error.
     if (input.username === '' || input.password === '') throw invalidAuth();
     const authenticator = await store.findUpdbByUsername(input.username);
@@ -134,7 +143,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
    * The identity an external JWT names through its signer's claim (an id, or an externalId when
    * the signer says so), under a policy that allows ext-jwt and, if it lists signers, this one.
    */
-  async function extJwtIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string; policy: AuthPolicy }> {
+  async function extJwtIdentity(input: AuthenticateInput): Promise<Proven> {
     if (input.bearerToken === '') throw invalidAuth();
     const { signer, payload } = await deps.verifyExtJwt(input.bearerToken);
     const claim = identityClaim(signer, payload);
@@ -154,7 +163,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
    * proven possession of its key in the handshake and verified the chain against the controller
    * CA bundle (or says why not); the auth policy decides about expired certificates.
    */
-  async function certIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string; policy: AuthPolicy }> {
+  async function certIdentity(input: AuthenticateInput): Promise<Proven> {
     if (input.clientCertPem === '') throw invalidAuth();
     let cert;
     try {
@@ -169,7 +178,8 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     if (!identity || identity.disabled) throw invalidAuth();
     const policy = await policies.forIdentity(identity.authPolicyId);
     if (!certificateLoginAllowed({ pem: input.clientCertPem, tlsError: input.clientCertError }, cert, policy)) throw invalidAuth();
-    return { identity, authenticatorId, policy };
+    // as authenticate_router.go: the session may extend the certificate when the controller issued it
+    return { identity, authenticatorId, policy, isCertExtendable: authenticator?.isIssuedByNetwork ?? false };
   }
 
   /**
@@ -196,7 +206,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
   return async function authenticate(input: AuthenticateInput): Promise<Authenticated> {
     const prove = { password: passwordIdentity, cert: certIdentity, 'ext-jwt': extJwtIdentity }[input.method];
     if (!prove) throw new ZitiError('INVALID_AUTH_METHOD');
-    const { identity, authenticatorId, policy } = await limited(input, () => prove(input));
+    const { identity, authenticatorId, policy, isCertExtendable = false } = await limited(input, () => prove(input));
     const token = newToken();
     // as authenticate_router.go: verified MFA, or a policy requiring TOTP (the identity must then
     // enroll first), makes the new session partial until MFA is completed
@@ -204,7 +214,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     const session = await store.insertApiSession({
       id: newId(), tokenHash: hashToken(token), identityId: identity.id, authenticatorId,
       configTypes: input.configTypes, ipAddress: input.remoteAddress,
-      isMfaRequired, isMfaComplete: false, lastActivityAt: new Date(),
+      isMfaRequired, isMfaComplete: false, isCertExtendable, lastActivityAt: new Date(),
     });
     await recordEnvironment(identity.id, input);
     return { session, token, identity };

@@ -62,7 +62,7 @@ export function toProtoApiSession(s: ApiSession, identity: IdentityInfo | undefi
     ipAddress: s.ipAddress,
     isMfaRequired: s.isMfaRequired,
     isMfaComplete: s.isMfaComplete,
-    isCertExtendable: false,
+    isCertExtendable: s.isCertExtendable,
     lastActivityAt: s.lastActivityAt.toISOString(),
     expiresAt: expiresAt(s, timeoutMinutes).toISOString(),
     expirationSeconds: expirationSeconds(s, timeoutMinutes, new Date()),
