@@ -31,6 +31,7 @@ import { createSecondaryExtJwtCheck } from './secondary-ext-jwt.js';
 import { createIntegrityCheck } from './integrity.js';
 import { createAuthenticatorStore } from './authenticator-store.js';
 import { createIdentities } from './identities.js';
+import { createLockoutStore } from './lockout-store.js';
 import { backfillIssuedByNetwork, createNetworkIssuer } from './network-issuer.js';
 import { createMfaOperations } from './mfa.js';
 import { createMfaStore } from './mfa-store.js';
@@ -81,8 +82,10 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const authenticators = createAuthenticators({
       store: authenticatorStore, identities, policies, issuedByNetwork, sessionsEnded: (sessions) => publishApiSessionsDeleted(bus, sessions),
     });
+    const lockouts = createLockoutStore(db);
     const subscriptions: Subscription[] = await startConsumers({
       bus, log, onIdentityDeleted: apiSessions.endForIdentity, onIdentityDisabled: apiSessions.endSessionsOf,
+      onIdentityEnabled: lockouts.clearForIdentity,
       onCaDeleted: async (caPem) => {
         // as a CA's certificates stop being trusted, the authenticators it issued go too
         const removed = await authenticators.deleteIssuedBy(caPem);
@@ -102,7 +105,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const revocations = createRevocations(db, apiSessions);
     const verifyExtJwt = createExtJwtVerifier(signerStore, log);
     const authenticate = createAuthenticate({
-      store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log, verifyExtJwt, revocations,
+      store, identities, policies, lockouts, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log, verifyExtJwt, revocations,
       matchCertificateCa: (certChainPem) => pki.matchCertificateCa({ certChainPem }),
     });
     const enrolled = createEnrolledAuthenticators({ store, identities, policies, issuedByNetwork });

@@ -30,6 +30,7 @@ export interface AuthenticatorsTable {
   unverified_cert_pem: Generated<string | null>;
   unverified_fingerprint: Generated<string | null>;
   is_issued_by_network: Generated<boolean | null>;
+  locked_until: Generated<Date | null>;
   tags: Generated<Json>;
   created_at: Timestamp;
   updated_at: Timestamp;

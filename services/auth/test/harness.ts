@@ -73,6 +73,7 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
       const i = fake.identities.get(req.id);
       if (!i) throw notFound('identity', req.id);
       fake.disables.push({ id: req.id, durationMinutes: req.durationMinutes });
+      await fake.disableGate;
       i.disabled = true;
       return {};
     },

@@ -91,12 +91,6 @@ export function allowsMethod(p: AuthPolicy, method: PrimaryMethod): boolean {
   }
 }
 
-/** The lockout `failures` consecutive wrong passwords earn, in minutes (0: until enabled); undefined: none yet. */
-export function lockoutFor(p: AuthPolicy, failures: number): number | undefined {
-  const { maxAttempts, lockoutDurationMinutes } = p.primary.updb;
-  return maxAttempts > 0 && failures >= maxAttempts ? lockoutDurationMinutes : undefined;
-}
-
 /** True when a login under this policy must complete MFA, enrolled or not. */
 export function requiresTotp(p: AuthPolicy): boolean {
   return p.secondary.requireTotp;
