@@ -96,6 +96,29 @@ describe('ott enrollment', () => {
     await c.http.post(`${C}/authenticate?method=cert`, { body: {}, expectStatus: 401 });
   });
 
+  // regression: isCertExtendable was always false and enrolled cert authenticators lacked
+  // isIssuedByNetwork, so SDKs never renewed their certificates (controller/model/enrollment_mod_ott.go,
+  // controller/internal/routes/authenticate_router.go)
+  it('marks the certificate an ott enrollment issued as issued by the network, and its sessions as extendable', async () => {
+    const { id, detail } = await createIdentity('ott-extendable', { ott: true });
+    const { csrPem, keyPem } = await makeCsr('ott-extendable');
+    const r = await c.http.post(`${C}/enroll/ott`, { body: { token: detail.enrollment.ott.token, clientCsr: csrPem }, expectStatus: 200 });
+    const listed = await c.http.get(`${M}/authenticators?filter=${encodeURIComponent(`identityId = "${id}"`)}`, { session: admin, expectStatus: 200 });
+    expect(listed.body.data).toHaveLength(1);
+    expect(listed.body.data[0]).toMatchObject({ method: 'cert', isIssuedByNetwork: true });
+    const tlsClient = createHttpClient({ baseUrl: c.running.url, ca: c.running.caPem, cert: r.body.data.cert, key: keyPem, validator: loadSpecValidator() });
+    try {
+      const login = await tlsClient.post(`${C}/authenticate?method=cert`, { body: {}, expectStatus: 200 });
+      expect(login.body.data.isCertExtendable).toBe(true);
+      const token = login.body.data.token as string;
+      expect((await tlsClient.get(`${C}/current-api-session`, { session: token, expectStatus: 200 })).body.data.isCertExtendable).toBe(true);
+      const mine = await tlsClient.get(`${C}/current-identity/authenticators`, { session: token, expectStatus: 200 });
+      expect(mine.body.data.map((a: { method: string; isIssuedByNetwork: boolean }) => [a.method, a.isIssuedByNetwork])).toEqual([['cert', true]]);
+    } finally {
+      tlsClient.close();
+    }
+  });
+
   it('enrolls through /enroll/ott with the JSON envelope, for P-384 and RSA keys too', async () => {
     for (const kind of ['P-384', 'RSA'] as const) {
       const { id, detail } = await createIdentity(`ott-json-${kind}`, { ott: true });

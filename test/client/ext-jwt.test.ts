@@ -46,6 +46,11 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Another self-signed certificate for the same key: a certificate names one signer only (as OpenZiti), the key may sign for several. */
+function certFor(cn: string): string {
+  return execFileSync('openssl', ['req', '-x509', '-key', join(dir, 'key.pem'), '-subj', `/CN=${cn}`, '-days', '2'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+}
+
 function token(key: CryptoKey, alg: string, claims: Record<string, unknown>, opts: { iss: string; aud: string; exp?: string | number; kid?: string }) {
   return new SignJWT(claims).setProtectedHeader({ alg, ...(opts.kid ? { kid: opts.kid } : {}) }).setIssuer(opts.iss).setAudience(opts.aud)
     .setIssuedAt().setExpirationTime(opts.exp ?? '5m').sign(key);
@@ -121,7 +126,7 @@ describe('external JWT login', () => {
   });
 
   it('refuses a disabled signer', async () => {
-    const id = await createSigner({ name: 'soon disabled', enabled: true, issuer: 'https://idp-off.test', audience: 'edge', certPem });
+    const id = await createSigner({ name: 'soon disabled', enabled: true, issuer: 'https://idp-off.test', audience: 'edge', certPem: certFor('idp-off') });
     const jwt = await token(certKey, 'ES256', { sub: byId }, { iss: 'https://idp-off.test', aud: 'edge' });
     await login(jwt, 200);
     await c.http.patch(`${M}/external-jwt-signers/${id}`, { body: { enabled: false }, session: admin, expectStatus: 200 });
@@ -149,8 +154,9 @@ describe('external JWT login', () => {
     await c.http.patch(`${M}/auth-policies/${onlyJwks}`, { body: { primary: { extJwt: { allowedSigners: [jwksSigner, certSigner] } } }, session: admin, expectStatus: 200 });
     await login(await certToken(b), 200);
 
-    const unknown = await c.http.post(`${M}/auth-policies`, { body: policy({ allowed: true, allowedSigners: ['nope'] }), session: admin, expectStatus: 400 });
-    expect(unknown.body.error).toMatchObject({ code: 'REFERENCED_ENTITY_NOT_FOUND', cause: { field: 'primary.extJwt.allowedSigners', value: 'nope' } });
+    // The spec lists no 404 for this create; OpenZiti answers it (auth_policy_manager.go verifyExtJwt).
+    const unknown = await c.http.post(`${M}/auth-policies`, { body: policy({ allowed: true, allowedSigners: [jwksSigner, 'nope'] }), session: admin, expectStatus: 404, skipValidation: true });
+    expect(unknown.body.error).toMatchObject({ code: 'NOT_FOUND', cause: { field: 'primary.extJwt.allowedExtJwtSigners[1]', value: 'nope' } });
     // The spec lists no 409 for this delete; OpenZiti refuses a referenced entity with it all the same.
     const inUse = await c.http.delete(`${M}/external-jwt-signers/${jwksSigner}`, { session: admin, expectStatus: 409, skipValidation: true });
     expect(inUse.body.error.code).toBe('CAN_NOT_DELETE_REFERENCED_ENTITY');
@@ -159,8 +165,8 @@ describe('external JWT login', () => {
 
 describe('secondary external JWT', () => {
   it('keeps a session partial until each request carries a JWT from the required signer naming the same identity', async () => {
-    const signer = await createSigner({ name: 'second factor idp', enabled: true, issuer: 'https://idp-second.test', audience: 'edge', certPem, externalAuthUrl: 'https://idp-second.test/login' });
-    const other = await createSigner({ name: 'other idp', enabled: true, issuer: 'https://idp-other.test', audience: 'edge', certPem });
+    const signer = await createSigner({ name: 'second factor idp', enabled: true, issuer: 'https://idp-second.test', audience: 'edge', certPem: certFor('idp-second'), externalAuthUrl: 'https://idp-second.test/login' });
+    const other = await createSigner({ name: 'other idp', enabled: true, issuer: 'https://idp-other.test', audience: 'edge', certPem: certFor('idp-other') });
     const policy = await c.http.post(`${M}/auth-policies`, {
       session: admin, expectStatus: 201, body: {
         name: 'needs second jwt',
@@ -191,7 +197,7 @@ describe('secondary external JWT', () => {
 
 describe('revocations', () => {
   it('ends an API session, every session of an identity, and refuses a revoked JWT id', async () => {
-    const signer = await createSigner({ name: 'revocation idp', enabled: true, issuer: 'https://idp-revoke.test', audience: 'edge', certPem });
+    const signer = await createSigner({ name: 'revocation idp', enabled: true, issuer: 'https://idp-revoke.test', audience: 'edge', certPem: certFor('idp-revoke') });
     expect(signer).toBeTruthy();
     const who = await identity({ name: 'revoked-identity' });
     const jwt = (jti: string) => new SignJWT({ sub: who }).setProtectedHeader({ alg: 'ES256' }).setIssuer('https://idp-revoke.test').setAudience('edge')
@@ -239,6 +245,38 @@ describe('external JWT signer validation', () => {
     await bad({ ...base, issuer: undefined, jwksEndpoint: jwksUrl }, 'issuer');
     await createSigner({ ...base, name: 'first', issuer: 'https://dup.test', jwksEndpoint: jwksUrl });
     await bad({ ...base, name: 'second', issuer: 'https://dup.test', jwksEndpoint: jwksUrl }, 'issuer');
+  });
+
+  // regression: a second signer with the same kid or the same certificate was accepted; OpenZiti
+  // keeps unique indexes on both (controller/db/external_jwt_signer_store.go, tests/external_jwt_signer_test.go)
+  it('refuses a kid or a certificate another signer has with 400 on the stored field', async () => {
+    const first = certFor('dup-first');
+    await createSigner({ name: 'dup kid 1', enabled: true, issuer: 'https://dup-kid-1.test', audience: 'edge', certPem: first, kid: 'shared-kid' });
+    const sameKid = await c.http.post(`${M}/external-jwt-signers`, {
+      body: { name: 'dup kid 2', enabled: true, issuer: 'https://dup-kid-2.test', audience: 'edge', certPem: certFor('dup-second'), kid: 'shared-kid' }, session: admin, expectStatus: 400,
+    });
+    expect(sameKid.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'kid', value: 'shared-kid' } });
+    const sameCert = await c.http.post(`${M}/external-jwt-signers`, {
+      body: { name: 'dup cert 2', enabled: true, issuer: 'https://dup-cert-2.test', audience: 'edge', certPem: first, kid: 'other-kid' }, session: admin, expectStatus: 400,
+    });
+    expect(sameCert.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'fingerprint' } });
+    const other = await createSigner({ name: 'dup patch', enabled: true, issuer: 'https://dup-patch.test', audience: 'edge', certPem: certFor('dup-patch') });
+    const patched = await c.http.patch(`${M}/external-jwt-signers/${other}`, { body: { kid: 'shared-kid' }, session: admin, expectStatus: 400 });
+    expect(patched.body.error.cause.field).toBe('kid');
+    const names = (await c.http.get(`${M}/external-jwt-signers?filter=${encodeURIComponent('kid = "shared-kid"')}`, { session: admin, expectStatus: 200 })).body.data;
+    expect(names.map((x: { name: string }) => x.name)).toEqual(['dup kid 1']);
+  });
+
+  // regression: unset externalAuthUrl, clientId and kid were "" (an SDK takes "" for a URL to open);
+  // OpenZiti answers null (tests/external_jwt_signer_test.go "has the correct values and default values")
+  it('answers unset optional strings with null on both APIs', async () => {
+    const id = await createSigner({ name: 'bare idp', enabled: true, issuer: 'https://bare.test', audience: 'edge', jwksEndpoint: jwksUrl });
+    const d = (await c.http.get(`${M}/external-jwt-signers/${id}`, { session: admin, expectStatus: 200 })).body.data;
+    expect(d).toMatchObject({ externalAuthUrl: null, clientId: null, kid: null, certPem: null, fingerprint: null, jwksEndpoint: jwksUrl });
+    const listed = (await c.http.get(`${M}/external-jwt-signers?filter=${encodeURIComponent('name = "bare idp"')}`, { session: admin, expectStatus: 200 })).body.data;
+    expect(listed[0]).toMatchObject({ externalAuthUrl: null, clientId: null, kid: null });
+    const pub = (await c.http.get(`${C}/external-jwt-signers`, { expectStatus: 200 })).body.data.find((s: { id: string }) => s.id === id);
+    expect(pub).toMatchObject({ externalAuthUrl: null, clientId: null });
   });
 
   it('replaces, lists with filters and deletes', async () => {

@@ -4,6 +4,8 @@
  * such tokens. The identity is named and attributed by the signer's claim selectors.
  */
 import { X509Certificate } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caClient } from '../support/ca-client.js';
@@ -24,10 +26,21 @@ beforeAll(async () => {
 });
 afterAll(async () => c?.stop());
 
-/** Creates a signer verified by the test IdP certificate; returns its id. */
+/** A certificate of its own for the IdP's key: one certificate names one signer only (as in OpenZiti). */
+async function idpCertificate(name: string): Promise<string> {
+  const day = 24 * 60 * 60 * 1000;
+  const serialNumber = Buffer.from(webcrypto.getRandomValues(new Uint8Array(8))).toString('hex').replace(/^[89a-f]/, '1');
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber, name: `CN=${name}`, notBefore: new Date(Date.now() - day), notAfter: new Date(Date.now() + day), keys: idp.keys,
+    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+  });
+  return cert.toString('pem');
+}
+
+/** Creates a signer verified by a certificate for the test IdP's key; returns its id. */
 async function createSigner(name: string, issuer: string, extra: Record<string, unknown>): Promise<string> {
   return (await api.post('/external-jwt-signers', {
-    name, enabled: true, issuer, audience: 'edge', certPem: idp.certPem, claimsProperty: 'email', useExternalId: true,
+    name, enabled: true, issuer, audience: 'edge', certPem: await idpCertificate(name), claimsProperty: 'email', useExternalId: true,
     enrollNameClaimsSelector: 'preferred_username', enrollAttributeClaimsSelector: 'groups', ...extra,
   })).body.data.id as string;
 }

@@ -7,6 +7,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { useController, type TestController } from '../support/controller.js';
+import { eventually } from '../support/eventually.js';
 
 const M = '/edge/management/v1';
 const C = '/edge/client/v1';
@@ -89,12 +90,32 @@ describe('management authenticators', () => {
     const id = await identity('auth-cert');
     const r = await c.http.post(`${M}/authenticators`, { body: { method: 'cert', identityId: id, certPem: pem }, session: admin, expectStatus: 201 });
     const d = (await c.http.get(`${M}/authenticators/${r.body.data.id}`, { session: admin, expectStatus: 200 })).body.data;
-    expect(d).toMatchObject({ method: 'cert', fingerprint, identityId: id });
+    // a certificate the controller's CA did not issue cannot be extended by its holder
+    expect(d).toMatchObject({ method: 'cert', fingerprint, identityId: id, isIssuedByNetwork: false });
     // The spec lists no 409 for this operation; OpenZiti answers CERT_IN_USE with it all the same.
     const again = await c.http.post(`${M}/authenticators`, { body: { method: 'cert', identityId: await identity('auth-cert-2'), certPem: pem }, session: admin, expectStatus: 409, skipValidation: true });
     expect(again.body.error.code).toBe('CERT_IN_USE');
-    const put = await c.http.put(`${M}/authenticators/${r.body.data.id}`, { body: { username: 'cert-user', password: 'whatever1' }, session: admin, expectStatus: 400 });
-    expect(put.body.error.code).toBe('AUTHENTICATOR_CAN_NOT_BE_UPDATED');
+    // The spec lists no 409 here either; OpenZiti's code for it (apierror.NewAuthenticatorCannotBeUpdated).
+    const put = await c.http.put(`${M}/authenticators/${r.body.data.id}`, { body: { username: 'cert-user', password: 'whatever1' }, session: admin, expectStatus: 409, skipValidation: true });
+    expect(put.body.error.code).toBe('CAN_NOT_UPDATE_AUTHENTICATOR');
+  });
+
+  // regression: a second updb authenticator was accepted; OpenZiti allows one per method
+  // (tests/authenticator_test.go "cannot create a updb authenticator for an identity with an existing updb authenticator")
+  it('refuses a second authenticator of the same method for an identity with 409 MAX_AUTHENTICATOR_METHODS_REACHED', async () => {
+    const id = await identity('auth-max');
+    await updb(id, 'max-user', 'max-secret');
+    const second = await c.http.post(`${M}/authenticators`, {
+      body: { method: 'updb', identityId: id, username: 'max-user-2', password: 'max-secret' }, session: admin, expectStatus: 409, skipValidation: true,
+    });
+    expect(second.body.error).toMatchObject({ code: 'MAX_AUTHENTICATOR_METHODS_REACHED' });
+    expect(await loginStatus('max-user-2', 'max-secret')).toBe(401);
+    const cert = (pem: string) => c.http.post(`${M}/authenticators`, { body: { method: 'cert', identityId: id, certPem: pem }, session: admin, skipValidation: true });
+    expect((await cert(selfSignedPem())).status).toBe(201);
+    const secondCert = await cert(selfSignedPem());
+    expect([secondCert.status, secondCert.body.error?.code]).toEqual([409, 'MAX_AUTHENTICATOR_METHODS_REACHED']);
+    const mine = await c.http.get(`${M}/identities/${id}/authenticators`, { session: admin, expectStatus: 200 });
+    expect(mine.body.data.map((a: { method: string }) => a.method).sort()).toEqual(['cert', 'updb']);
   });
 
   it('refuses bad input with the field at fault', async () => {
@@ -109,7 +130,39 @@ describe('management authenticators', () => {
     await bad({ method: 'updb', identityId: id, password: 'secret-pw' }, 'COULD_NOT_VALIDATE', 'username');
     await bad({ method: 'cert', identityId: id, certPem: 'not a certificate' }, 'COULD_NOT_VALIDATE', 'certPem');
     await updb(id, 'taken-user', 'secret-pw');
-    await bad({ method: 'updb', identityId: id, username: 'taken-user', password: 'secret-pw' }, 'COULD_NOT_VALIDATE', 'username');
+    await bad({ method: 'updb', identityId: await identity('auth-bad-2'), username: 'taken-user', password: 'secret-pw' }, 'COULD_NOT_VALIDATE', 'username');
+  });
+});
+
+describe('removing a credential ends its API sessions', () => {
+  const sessionGone = (token: string) => eventually(async () => (await c.http.get(`${C}/current-api-session`, { session: token })).status === 401);
+
+  // regression: DELETE /authenticators/{id} left the API sessions opened with it working
+  // (OpenZiti: controller/db/authenticator_store.go DeleteById)
+  it('ends the API sessions opened with a deleted authenticator, and no others', async () => {
+    const id = await identity('auth-ends');
+    const authId = await updb(id, 'ends-user', 'ends-secret');
+    const token = await c.login('ends-user', 'ends-secret');
+    const session = (await c.http.get(`${C}/current-api-session`, { session: token, expectStatus: 200 })).body.data;
+    expect(session.authenticatorId).toBe(authId);
+    await c.http.delete(`${M}/authenticators/${authId}`, { session: admin, expectStatus: 200 });
+    await c.http.get(`${M}/api-sessions/${session.id}`, { session: admin, expectStatus: 404 });
+    await sessionGone(token);
+    await c.http.get(`${M}/current-api-session`, { session: admin, expectStatus: 200 });
+  });
+
+  // regression: re-enroll followed by completing the enrollment left the old API session working
+  it('ends the API sessions of a re-enrolled authenticator; the new credential logs in', async () => {
+    const id = await identity('auth-reenroll-ends');
+    const authId = await updb(id, 'reenroll-ends', 'old-password');
+    const token = await c.login('reenroll-ends', 'old-password');
+    const sessionId = (await c.http.get(`${C}/current-api-session`, { session: token, expectStatus: 200 })).body.data.id;
+    const r = await c.http.post(`${M}/authenticators/${authId}/re-enroll`, { body: { expiresAt: new Date(Date.now() + 600_000).toISOString() }, session: admin, expectStatus: 201 });
+    const enrollment = (await c.http.get(`${M}/enrollments/${r.body.data.id}`, { session: admin, expectStatus: 200 })).body.data;
+    await c.http.post(`${C}/enroll/updb?token=${enrollment.token}`, { body: { password: 'new-password' }, expectStatus: 200 });
+    await c.http.get(`${M}/api-sessions/${sessionId}`, { session: admin, expectStatus: 404 });
+    await sessionGone(token);
+    expect(await loginStatus('reenroll-ends', 'new-password')).toBe(200);
   });
 });
 
@@ -167,5 +220,24 @@ describe('current identity authenticators', () => {
     expect(await loginStatus('carol-user', 'carol-secret')).toBe(401);
     expect(await loginStatus('carol-user', 'carol-new1')).toBe(200);
     expect(await loginStatus('dave-user', 'dave-secret')).toBe(200);
+  });
+
+  // regression: answered 400 AUTHENTICATOR_CAN_NOT_BE_UPDATED; OpenZiti answers 409
+  // CAN_NOT_UPDATE_AUTHENTICATOR before looking at the current password (tests/authenticator_test.go
+  // "a non-admin cannot update/patch their own cert authenticator")
+  it('refuses to change a certificate authenticator through PUT and PATCH with 409 CAN_NOT_UPDATE_AUTHENTICATOR', async () => {
+    const erin = await identity('auth-erin');
+    await updb(erin, 'erin-user', 'erin-secret');
+    const certId = (await c.http.post(`${M}/authenticators`, { body: { method: 'cert', identityId: erin, certPem: selfSignedPem() }, session: admin, expectStatus: 201 })).body.data.id;
+    const token = await c.login('erin-user', 'erin-secret');
+    const body = { currentPassword: 'assdfasdf', password: 'asdfasdf', username: 'asdfasdf' };
+    for (const api of [C, M]) {
+      // The spec lists no 409 for these operations.
+      const put = await c.http.put(`${api}/current-identity/authenticators/${certId}`, { body, session: token, expectStatus: 409, skipValidation: true });
+      expect(put.body.error.code).toBe('CAN_NOT_UPDATE_AUTHENTICATOR');
+      const patch = await c.http.patch(`${api}/current-identity/authenticators/${certId}`, { body, session: token, expectStatus: 409, skipValidation: true });
+      expect(patch.body.error.code).toBe('CAN_NOT_UPDATE_AUTHENTICATOR');
+    }
+    expect(await loginStatus('erin-user', 'erin-secret')).toBe(200);
   });
 });

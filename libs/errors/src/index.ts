@@ -38,7 +38,6 @@ export const Codes = {
   ENTITY_CAN_NOT_BE_DELETED: entry('ENTITY_CAN_NOT_BE_DELETED', 400, 'The entity requested for delete can not be deleted'),
   ENTITY_CAN_NOT_BE_UPDATED: entry('ENTITY_CAN_NOT_BE_UPDATED', 400, 'The entity requested for update can not be updated'),
   FORBIDDEN: entry('FORBIDDEN', 403, 'The request could not be completed and will never complete due to unchangeable state or conflicts'),
-  AUTHENTICATOR_CAN_NOT_BE_UPDATED: entry('AUTHENTICATOR_CAN_NOT_BE_UPDATED', 400, 'The authenticator cannot be updated'),
   INVALID_ENROLLMENT_TOKEN: entry('INVALID_ENROLLMENT_TOKEN', 400, 'The supplied token is not valid'),
   ENROLLMENT_EXPIRED: entry('ENROLLMENT_EXPIRED', 400, 'The enrollment has expired'),
   MISSING_OR_INVALID_CSR: entry('MISSING_OR_INVALID_CSR', 400, 'The certificate signing request is missing or invalid'),
@@ -71,6 +70,7 @@ export const Codes = {
   ENROLLMENT_NO_VALID_CAS: entry('ENROLLMENT_NO_VALID_CAS', 400, 'No CAs are valid for this request'),
   CERT_FAILED_VALIDATION: entry('CERT_FAILED_VALIDATION', 400, 'certificate failed to validate against CA'),
   CAN_NOT_UPDATE_AUTHENTICATOR: entry('CAN_NOT_UPDATE_AUTHENTICATOR', 409, 'The authenticator cannot be updated in this fashion'),
+  MAX_AUTHENTICATOR_METHODS_REACHED: entry('MAX_AUTHENTICATOR_METHODS_REACHED', 409, 'The identity already has the maximum authenticators of the specified method'),
   INVALID_ENROLLMENT_NOT_ALLOWED: entry('INVALID_ENROLLMENT_NOT_ALLOWED', 400, 'The enrollment is not allowed'),
   INVALID_CLIENT_CERT: entry('INVALID_CLIENT_CERT', 400, 'The provided client certificate is invalid'),
 } as const satisfies Record<string, CatalogEntry>;

@@ -132,6 +132,17 @@ describe('loadSpecValidator', () => {
     expect(errors).toHaveLength(2);
   });
 
+  it('accepts null where OpenZiti answers an unset optional string of a signer with null, and only there', () => {
+    const signer = (overrides: Record<string, unknown>) => ({
+      id: 's1', createdAt: now, updatedAt: now, _links: { self: { href: './external-jwt-signers/s1' } }, tags: {},
+      name: 'idp', externalAuthUrl: null, audience: 'edge', clientId: null, scopes: [], targetToken: 'ACCESS', enrollToCertEnabled: false, enrollToTokenEnabled: false,
+      ...overrides,
+    });
+    expect(v.validate('client', 'GET', `${C}/external-jwt-signers`, 200, { data: [signer({})], meta: { pagination: { limit: 10, offset: 0, totalCount: 1 } } })).toEqual([]);
+    const errors = v.validate('client', 'GET', `${C}/external-jwt-signers`, 200, { data: [signer({ name: null })], meta: { pagination: { limit: 10, offset: 0, totalCount: 1 } } });
+    expect(errors.some((e) => e.startsWith('/data/0/name must be string'))).toBe(true);
+  });
+
   it('passes a list envelope with int pagination', () => {
     const body = {
       data: [identityDetail()],

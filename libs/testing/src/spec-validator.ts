@@ -270,9 +270,31 @@ function createSpecValidator(dir: string): SpecValidator {
   };
 }
 
+/**
+ * Properties OpenZiti's controller answers with null although the spec does not mark them
+ * x-nullable: go-swagger renders an unset pointer of a required field as null, and
+ * controller/internal/routes/external_jwt_signer_api_model.go passes a signer's optional strings
+ * through as pointers. Validated as nullable, so the controller's real answers pass.
+ */
+const NULL_AS_OPENZITI_ANSWERS: Record<EdgeApi, Record<string, string[]>> = {
+  management: { externalJwtSignerDetail: ['externalAuthUrl', 'clientId', 'kid', 'fingerprint'] },
+  client: { clientExternalJwtSignerDetail: ['externalAuthUrl'] },
+};
+
+/** Marks the listed properties of a definition (directly or in its allOf parts) x-nullable. */
+function allowNull(def: unknown, names: string[]): void {
+  if (!def || typeof def !== 'object') return;
+  const d = def as Json;
+  for (const part of [d, ...((d.allOf as unknown[] | undefined) ?? [])] as Json[]) {
+    const props = part.properties as Record<string, Json> | undefined;
+    for (const n of names) if (props?.[n]) props[n]['x-nullable'] = true;
+  }
+}
+
 function loadSpec(api: EdgeApi, file: string): LoadedSpec {
   const doc = yaml.load(readFileSync(file, 'utf8')) as Swagger;
   if (!doc || typeof doc !== 'object' || !doc.paths) throw new Error(`${file} is not a swagger document`);
+  for (const [name, props] of Object.entries(NULL_AS_OPENZITI_ANSWERS[api])) allowNull(doc.definitions?.[name], props);
   const schemaId = `https://openziti-edge-api.spec/${api}.json`;
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true, logger: false });
   addFormats(ajv, ['date-time']);

@@ -1,5 +1,5 @@
 /**
- * The auth policy queries of the auth service, and the consecutive password failure counter.
+ * The auth policy queries of the auth service.
  */
 import { isUniqueViolation } from '@edge/db';
 import { fieldError, notFound } from '@edge/errors';
@@ -144,18 +144,6 @@ export function createAuthPolicyStore(db: Kysely<AuthDatabase>) {
           eb('secondary_require_ext_jwt_signer', '=', signerId),
         ])).executeTakeFirstOrThrow();
       return Number(r.n);
-    },
-
-    /** Counts one more consecutive wrong password; the count after it. */
-    async countPasswordFailure(authenticatorId: string): Promise<number> {
-      const row = await db.updateTable('authenticators').set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))
-        .where('id', '=', authenticatorId).returning('failed_attempts').executeTakeFirst();
-      return row?.failed_attempts ?? 0;
-    },
-
-    /** Starts counting again (a successful login, or a lockout that was just imposed). */
-    async resetPasswordFailures(authenticatorId: string): Promise<void> {
-      await db.updateTable('authenticators').set({ failed_attempts: 0 }).where('id', '=', authenticatorId).where('failed_attempts', '>', 0).execute();
     },
   };
 }

@@ -4,13 +4,12 @@
  * certificate or external JWT; see controller/internal/routes/authenticate_router.go and
  * controller/model/authenticator_mod_updb.go, authenticator_mod_cert.go, authenticator_mod_ext_jwt.go.
  */
-import { ZitiError } from '@edge/errors';
+import { ZitiError, isZitiError } from '@edge/errors';
 import { processMetrics } from '@edge/metrics';
 import { newId, newToken } from '@edge/ids';
 import type { Logger } from '@edge/logging';
 import type { AuthPolicies } from './auth-policies.js';
-import type { AuthPolicyStore } from './auth-policy-store.js';
-import { allowsMethod, lockoutFor, requiresTotp, type AuthPolicy } from './domain/auth-policy.js';
+import { allowsMethod, requiresTotp, type AuthPolicy } from './domain/auth-policy.js';
 import { hashToken, type ApiSession } from './domain/api-session.js';
 import { createConcurrencyLimit, createSlidingWindowLimit } from './domain/rate-limit.js';
 import { verifyPassword } from './domain/password.js';
@@ -18,6 +17,7 @@ import { certificateLoginAllowed, fingerprintOf, leafCertificate } from './domai
 import type { Identities, IdentityInfo } from './identities.js';
 import { identityClaim } from './domain/ext-jwt-signer.js';
 import type { ExtJwtVerifier } from './ext-jwt.js';
+import type { LockoutStore } from './lockout-store.js';
 import type { Revocations } from './revocations.js';
 import type { AuthStore } from './store.js';
 
@@ -50,7 +50,7 @@ export interface AuthenticateDeps {
   store: AuthStore;
   identities: Identities;
   policies: AuthPolicies;
-  policyStore: AuthPolicyStore;
+  lockouts: LockoutStore;
   /** Whether the identity has verified MFA, so its new API session must complete it. */
   isMfaEnrolled(identityId: string): Promise<boolean>;
   /** Bounds on authentication work in this process. */
@@ -67,6 +67,15 @@ export interface AuthenticateDeps {
   matchCertificateCa(certChainPem: string): Promise<{ caId: string; externalId: string }>;
 }
 
+/** Who a credential proved, with what, and under which policy. */
+interface Proven {
+  identity: IdentityInfo;
+  authenticatorId: string;
+  policy: AuthPolicy;
+  /** A certificate the controller issued, which the client may extend. */
+  isCertExtendable?: boolean;
+}
+
 const invalidAuth = () => new ZitiError('INVALID_AUTH');
 const tooMany = (what: string, scope: string) => {
   processMetrics().rateLimited(scope);
@@ -75,43 +84,57 @@ const tooMany = (what: string, scope: string) => {
 
 /** Creates the authenticate operation. */
 export function createAuthenticate(deps: AuthenticateDeps) {
-  const { store, identities, policies, policyStore, limits, log } = deps;
+  const { store, identities, policies, lockouts, limits, log } = deps;
   const concurrent = createConcurrencyLimit(limits.maxConcurrent);
-  const perIp = createSlidingWindowLimit(limits.perIp, limits.windowSeconds * 1000);
-  const perUsername = createSlidingWindowLimit(limits.perUsername, limits.windowSeconds * 1000);
+  const failuresPerIp = createSlidingWindowLimit(limits.perIp, limits.windowSeconds * 1000);
+  const failuresPerUsername = createSlidingWindowLimit(limits.perUsername, limits.windowSeconds * 1000);
 
   /**
-   * Runs one authentication within the limits: attempts per source IP and per username over
-   * the window, then a free slot among the concurrent ones, or SERVER_TOO_MANY_REQUESTS at once
-   * (the caller retries later; nothing queues up behind a flood).
+   * Runs one authentication within the limits: a free slot among the concurrent ones, or
+   * SERVER_TOO_MANY_REQUESTS at once (the caller retries later; nothing queues up behind a
+   * flood). Only failures count against the source IP and the username over the window; past
+   * either limit a failure is answered 429 instead of 401. A correct credential is neither
+   * counted nor refused by them, so a CI job, a console or tunnelers behind one NAT that log
+   * in correctly are never throttled; guessing at one account is bounded by its auth policy's
+   * lockout.
    */
   async function limited<T>(input: AuthenticateInput, fn: () => Promise<T>): Promise<T> {
-    if (input.remoteAddress !== '' && !perIp.hit(input.remoteAddress)) throw tooMany('from this address', 'address');
-    if (input.username !== '' && !perUsername.hit(input.username.toLowerCase())) throw tooMany('for this username', 'username');
     const release = concurrent.tryAcquire();
     if (!release) throw tooMany('in progress', 'concurrency');
     try {
       return await fn();
+    } catch (err) {
+      if (isZitiError(err) && err.code === 'INVALID_AUTH') throw countFailure(input) ?? err;
+      throw err;
     } finally {
       release();
     }
   }
 
+  /** Counts a failed attempt; the 429 to answer instead when a window is past its limit. */
+  function countFailure(input: AuthenticateInput): ZitiError | undefined {
+    const ipOver = input.remoteAddress !== '' && !failuresPerIp.hit(input.remoteAddress);
+    const usernameOver = input.method === 'password' && input.username !== '' && !failuresPerUsername.hit(input.username.toLowerCase());
+    if (ipOver) return tooMany('from this address', 'address');
+    if (usernameOver) return tooMany('for this username', 'username');
+    return undefined;
+  }
+
   /**
-   * Counts a wrong password; at the policy's maxAttempts the identity is disabled for the
-   * lockout duration and counting starts again. The count lives in Postgres, so failures sent
-   * to different replicas add up.
+   * Counts a wrong password; the one reaching the policy's maxAttempts locks the authenticator
+   * (in the same statement) and disables the identity for the lockout duration, which is what
+   * administrators see. The count lives in Postgres, so failures sent to different replicas add
+   * up.
    */
   async function recordFailure(authenticatorId: string, identity: IdentityInfo, policy: AuthPolicy): Promise<void> {
-    const minutes = lockoutFor(policy, await policyStore.countPasswordFailure(authenticatorId));
-    if (minutes === undefined) return;
-    await identities.disable(identity.id, minutes);
-    await policyStore.resetPasswordFailures(authenticatorId);
-    log.info({ identityId: identity.id, lockoutMinutes: minutes }, 'identity locked after consecutive failed logins');
+    const rule = policy.primary.updb;
+    if (!(await lockouts.recordFailure(authenticatorId, rule))) return;
+    await identities.disable(identity.id, rule.lockoutDurationMinutes);
+    log.info({ identityId: identity.id, lockoutMinutes: rule.lockoutDurationMinutes }, 'identity locked after consecutive failed logins');
   }
 
   /** The identity whose updb credentials these are, and its policy; INVALID_AUTH for any failure alike. */
-  async function passwordIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string; policy: AuthPolicy }> {
+  async function passwordIdentity(input: AuthenticateInput): Promise<Proven> {
     // OpenZiti answers missing credentials with INVALID_AUTH (401), not a validation error.
     if (input.username === '' || input.password === '') throw invalidAuth();
     const authenticator = await store.findUpdbByUsername(input.username);
@@ -126,7 +149,9 @@ export function createAuthenticate(deps: AuthenticateDeps) {
       await recordFailure(authenticator.id, identity, policy);
       throw invalidAuth();
     }
-    await policyStore.resetPasswordFailures(authenticator.id);
+    // decided on the authenticator row: a lockout that failures racing this login imposed
+    // meanwhile is seen even before the identity service has disabled the identity
+    if (!(await lockouts.admit(authenticator.id))) throw invalidAuth();
     return { identity, authenticatorId: authenticator.id, policy };
   }
 
@@ -134,7 +159,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
    * The identity an external JWT names through its signer's claim (an id, or an externalId when
    * the signer says so), under a policy that allows ext-jwt and, if it lists signers, this one.
    */
-  async function extJwtIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string; policy: AuthPolicy }> {
+  async function extJwtIdentity(input: AuthenticateInput): Promise<Proven> {
     if (input.bearerToken === '') throw invalidAuth();
     const { signer, payload } = await deps.verifyExtJwt(input.bearerToken);
     const claim = identityClaim(signer, payload);
@@ -154,7 +179,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
    * proven possession of its key in the handshake and verified the chain against the controller
    * CA bundle (or says why not); the auth policy decides about expired certificates.
    */
-  async function certIdentity(input: AuthenticateInput): Promise<{ identity: IdentityInfo; authenticatorId: string; policy: AuthPolicy }> {
+  async function certIdentity(input: AuthenticateInput): Promise<Proven> {
     if (input.clientCertPem === '') throw invalidAuth();
     let cert;
     try {
@@ -169,7 +194,8 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     if (!identity || identity.disabled) throw invalidAuth();
     const policy = await policies.forIdentity(identity.authPolicyId);
     if (!certificateLoginAllowed({ pem: input.clientCertPem, tlsError: input.clientCertError }, cert, policy)) throw invalidAuth();
-    return { identity, authenticatorId, policy };
+    // as authenticate_router.go: the session may extend the certificate when the controller issued it
+    return { identity, authenticatorId, policy, isCertExtendable: authenticator?.isIssuedByNetwork ?? false };
   }
 
   /**
@@ -196,7 +222,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
   return async function authenticate(input: AuthenticateInput): Promise<Authenticated> {
     const prove = { password: passwordIdentity, cert: certIdentity, 'ext-jwt': extJwtIdentity }[input.method];
     if (!prove) throw new ZitiError('INVALID_AUTH_METHOD');
-    const { identity, authenticatorId, policy } = await limited(input, () => prove(input));
+    const { identity, authenticatorId, policy, isCertExtendable = false } = await limited(input, () => prove(input));
     const token = newToken();
     // as authenticate_router.go: verified MFA, or a policy requiring TOTP (the identity must then
     // enroll first), makes the new session partial until MFA is completed
@@ -204,7 +230,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     const session = await store.insertApiSession({
       id: newId(), tokenHash: hashToken(token), identityId: identity.id, authenticatorId,
       configTypes: input.configTypes, ipAddress: input.remoteAddress,
-      isMfaRequired, isMfaComplete: false, lastActivityAt: new Date(),
+      isMfaRequired, isMfaComplete: false, isCertExtendable, lastActivityAt: new Date(),
     });
     await recordEnvironment(identity.id, input);
     return { session, token, identity };

@@ -5,7 +5,8 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { inChunks, isUniqueViolation } from '@edge/db';
 import { fieldError, ZitiError } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { Authenticator } from './domain/authenticator.js';
+import type { ApiSessionRef } from './domain/api-session.js';
+import { methodMax, type Authenticator } from './domain/authenticator.js';
 import { toAuthenticator, type AuthDatabase, type AuthenticatorsTable } from './store.js';
 
 /** What a filter on `/authenticators` may read. */
@@ -25,12 +26,14 @@ function toRow(a: NewAuthenticator) {
   return {
     id: a.id, identity_id: a.identityId, method: a.method, username: a.username ?? null, password_hash: a.passwordHash ?? null,
     fingerprint: a.fingerprint ?? null, cert_pem: a.certPem ?? null, tags: JSON.stringify(a.tags) as never,
+    is_issued_by_network: a.method === 'cert' ? a.isIssuedByNetwork ?? false : null,
   };
 }
 
-/** Turns a unique violation into the field error naming the taken value. */
-function taken(err: unknown, a: { username?: string; fingerprint?: string }): never {
+/** Turns a unique violation into the error OpenZiti answers for it. */
+export function taken(err: unknown, a: { username?: string; fingerprint?: string }): never {
   const v = isUniqueViolation(err);
+  if (v?.constraint?.includes('identity_method')) throw methodMax();
   if (v?.constraint?.includes('username')) throw fieldError('username', 'is already in use', a.username);
   if (v?.constraint?.includes('fingerprint')) {
     throw new ZitiError('CERT_IN_USE', { cause: { field: 'certPem', reason: 'the certificate is already used by an authenticator', value: a.fingerprint } });
@@ -45,6 +48,30 @@ export function createAuthenticatorStore(db: Kysely<AuthDatabase>) {
       const from = ownerIdentityId ? db.selectFrom('authenticators').where('identity_id', '=', ownerIdentityId) : db.selectFrom('authenticators');
       const { rows, total } = await runList(from, plan, (qb) => qb.selectAll());
       return { items: (rows as Selectable<AuthenticatorsTable>[]).map(toAuthenticator), total };
+    },
+
+    /** Whether the identity has an authenticator of this method. */
+    async hasMethod(identityId: string, method: string): Promise<boolean> {
+      const row = await db.selectFrom('authenticators').select('id').where('identity_id', '=', identityId).where('method', '=', method as Authenticator['method']).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Every cert authenticator's id and certificate (a deleted CA takes those it issued). */
+    async listCertificates(): Promise<{ id: string; certPem: string }[]> {
+      const rows = await db.selectFrom('authenticators').select(['id', 'cert_pem']).where('method', '=', 'cert').where('cert_pem', 'is not', null).execute();
+      return rows.map((r) => ({ id: r.id, certPem: r.cert_pem! }));
+    },
+
+    /** Cert authenticators not yet known to be issued by the controller or not (rows older than the flag). */
+    async undeterminedCertificates(limit: number): Promise<{ id: string; certPem: string }[]> {
+      const rows = await db.selectFrom('authenticators').select(['id', 'cert_pem']).where('method', '=', 'cert')
+        .where('is_issued_by_network', 'is', null).where('cert_pem', 'is not', null).orderBy('id').limit(limit).execute();
+      return rows.map((r) => ({ id: r.id, certPem: r.cert_pem! }));
+    },
+
+    /** Records whether the controller issued an authenticator's certificate. */
+    async setIssuedByNetwork(id: string, issued: boolean): Promise<void> {
+      await db.updateTable('authenticators').set({ is_issued_by_network: issued }).where('id', '=', id).execute();
     },
 
     async find(id: string): Promise<Authenticator | undefined> {
@@ -95,14 +122,25 @@ export function createAuthenticatorStore(db: Kysely<AuthDatabase>) {
     async promotePendingCertificate(id: string, fingerprint: string): Promise<boolean> {
       const r = await db.updateTable('authenticators').set((eb) => ({
         cert_pem: eb.ref('unverified_cert_pem'), fingerprint: eb.ref('unverified_fingerprint'), unverified_cert_pem: null, unverified_fingerprint: null,
+        // the pki service extends only certificates its CA issued, with that CA
+        is_issued_by_network: true,
         is_extend_requested: false, is_key_roll_requested: false, extend_requested_at: null, updated_at: sql<Date>`now()`,
       })).where('id', '=', id).where('unverified_fingerprint', '=', fingerprint).executeTakeFirst().catch((err: unknown) => taken(err, { fingerprint }));
       return Number(r.numUpdatedRows) > 0;
     },
 
-    async delete(id: string): Promise<boolean> {
-      const r = await db.deleteFrom('authenticators').where('id', '=', id).executeTakeFirst();
-      return Number(r.numDeletedRows) > 0;
+    /**
+     * Deletes authenticators and, in the same transaction, the API sessions opened with them
+     * (as controller/db/authenticator_store.go DeleteById); how many authenticators went, and
+     * the sessions this call ended (their events are the caller's to publish after commit).
+     */
+    async deleteWithSessions(ids: readonly string[]): Promise<{ removed: number; sessions: ApiSessionRef[] }> {
+      if (ids.length === 0) return { removed: 0, sessions: [] };
+      return db.transaction().execute(async (trx) => {
+        const r = await trx.deleteFrom('authenticators').where('id', 'in', ids).executeTakeFirst();
+        const sessions = await trx.deleteFrom('api_sessions').where('authenticator_id', 'in', ids).returning(['id', 'identity_id']).execute();
+        return { removed: Number(r.numDeletedRows), sessions: sessions.map((x) => ({ id: x.id, identityId: x.identity_id })) };
+      });
     },
   };
 }

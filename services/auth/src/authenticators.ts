@@ -1,17 +1,21 @@
 /**
- * Authenticator operations with their rules: an identity that exists, passwords that meet the
- * identity's auth policy, and a caller changing its own password only with the current one (as
- * controller/model/authenticator_manager.go UpdateSelf in OpenZiti).
+ * Authenticator operations with their rules: an identity that exists and has no authenticator
+ * of the method yet, passwords that meet the identity's auth policy, a caller changing its own
+ * password only with the current one, and the end of the API sessions opened with an
+ * authenticator that goes (as controller/model/authenticator_manager.go in OpenZiti).
  */
 import { newId } from '@edge/ids';
 import { ZitiError, fieldError, notFound } from '@edge/errors';
 import type { ListPlan } from '@edge/zitiql';
 import type { AuthPolicies } from './auth-policies.js';
 import type { AuthenticatorStore } from './authenticator-store.js';
+import type { ApiSessionRef } from './domain/api-session.js';
 import { checkPassword } from './domain/auth-policy.js';
-import { certFingerprint, type Authenticator } from './domain/authenticator.js';
+import { certFingerprint, methodMax, type Authenticator } from './domain/authenticator.js';
+import { issuedBy } from './domain/certificate.js';
 import { hashPassword, verifyPassword } from './domain/password.js';
 import type { Identities } from './identities.js';
+import type { NetworkIssuer } from './network-issuer.js';
 
 /** A create request. */
 export interface AuthenticatorCreate {
@@ -38,12 +42,16 @@ interface Deps {
   store: AuthenticatorStore;
   identities: Identities;
   policies: AuthPolicies;
+  issuedByNetwork: NetworkIssuer;
+  /** Announces API sessions ended with their authenticator, after the commit. */
+  sessionsEnded(sessions: ApiSessionRef[]): Promise<void>;
 }
 
-const cannotUpdate = (why: string) => new ZitiError('AUTHENTICATOR_CAN_NOT_BE_UPDATED', { causeMessage: why });
+// as apierror.NewAuthenticatorCannotBeUpdated: only a updb authenticator has credentials to change
+const cannotUpdate = (why: string) => new ZitiError('CAN_NOT_UPDATE_AUTHENTICATOR', { causeMessage: why });
 
 /** Builds the authenticator operations. */
-export function createAuthenticators({ store, identities, policies }: Deps) {
+export function createAuthenticators({ store, identities, policies, issuedByNetwork, sessionsEnded }: Deps) {
   async function policyOf(identityId: string) {
     const identity = await identities.find(identityId);
     return policies.forIdentity(identity?.authPolicyId ?? 'default');
@@ -61,12 +69,16 @@ export function createAuthenticators({ store, identities, policies }: Deps) {
       checkPassword(await policyOf(req.identityId), req.password);
       return { username: req.username, passwordHash: await hashPassword(req.password) };
     }
-    if (req.method === 'cert') {
-      const fingerprint = certFingerprint(req.certPem);
-      if (!fingerprint) throw fieldError('certPem', 'must be a PEM encoded X.509 certificate', null);
-      return { fingerprint, certPem: req.certPem };
-    }
-    throw fieldError('method', 'must be updb or cert', req.method);
+    const fingerprint = certFingerprint(req.certPem);
+    if (!fingerprint) throw fieldError('certPem', 'must be a PEM encoded X.509 certificate', null);
+    return { fingerprint, certPem: req.certPem, isIssuedByNetwork: await issuedByNetwork(req.certPem) };
+  }
+
+  /** Deletes authenticators with the API sessions opened with them; how many went. */
+  async function remove(ids: string[]): Promise<number> {
+    const { removed, sessions } = await store.deleteWithSessions(ids);
+    await sessionsEnded(sessions);
+    return removed;
   }
 
   return {
@@ -75,9 +87,11 @@ export function createAuthenticators({ store, identities, policies }: Deps) {
     list: (plan: ListPlan, ownerIdentityId?: string) => store.list(plan, ownerIdentityId),
 
     async create(req: AuthenticatorCreate): Promise<string> {
+      if (req.method !== 'updb' && req.method !== 'cert') throw fieldError('method', 'must be updb or cert', req.method);
       if (!(await identities.find(req.identityId))) {
         throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', { cause: { field: 'identityId', reason: 'identity not found', value: req.identityId } });
       }
+      if (await store.hasMethod(req.identityId, req.method)) throw methodMax();
       const id = newId();
       await store.insert({ id, identityId: req.identityId, method: req.method as Authenticator['method'], tags: req.tags, ...(await newCredentials(req)) });
       return id;
@@ -106,8 +120,15 @@ export function createAuthenticators({ store, identities, policies }: Deps) {
       await store.requestExtend(id, rollKeys);
     },
 
+    /** Deletes one, ending the API sessions opened with it. */
     async delete(id: string): Promise<void> {
-      if (!(await store.delete(id))) throw notFound('authenticator', id);
+      if ((await remove([id])) === 0) throw notFound('authenticator', id);
+    },
+
+    /** Deletes the certificate authenticators a CA issued (the CA is gone); how many went. */
+    async deleteIssuedBy(caPem: string): Promise<number> {
+      const issued = (await store.listCertificates()).filter((a) => issuedBy(a.certPem, caPem));
+      return remove(issued.map((a) => a.id));
     },
   };
 }

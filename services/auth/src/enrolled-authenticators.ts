@@ -9,6 +9,7 @@ import type { AuthPolicies } from './auth-policies.js';
 import { certInUse, fingerprintOf, leafCertificate } from './domain/certificate.js';
 import { hashPassword, passwordRuleBreach } from './domain/password.js';
 import type { Identities, IdentityInfo } from './identities.js';
+import type { NetworkIssuer } from './network-issuer.js';
 import type { AuthStore } from './store.js';
 
 /** What the operations work with. */
@@ -16,13 +17,14 @@ export interface EnrolledAuthenticatorDeps {
   store: AuthStore;
   identities: Identities;
   policies: AuthPolicies;
+  issuedByNetwork: NetworkIssuer;
 }
 
 const alreadyEnrolled = (method: string) => new ZitiError('ENROLLMENT_IDENTITY_ALREADY_ENROLLED', { causeMessage: `the identity already has a ${method} authenticator` });
 
 /** Creates the operations. */
 export function createEnrolledAuthenticators(deps: EnrolledAuthenticatorDeps) {
-  const { store, identities, policies } = deps;
+  const { store, identities, policies, issuedByNetwork } = deps;
 
   async function identityWithout(identityId: string, method: 'cert' | 'updb'): Promise<IdentityInfo> {
     const identity = await identities.find(identityId);
@@ -33,13 +35,17 @@ export function createEnrolledAuthenticators(deps: EnrolledAuthenticatorDeps) {
   }
 
   return {
-    /** The chain's leaf becomes a cert authenticator; CERT_IN_USE when its fingerprint is known. */
+    /**
+     * The chain's leaf becomes a cert authenticator, extendable when the controller's CA issued
+     * it (an ott enrollment, not an ottca one); CERT_IN_USE when its fingerprint is known.
+     */
     async createCert(identityId: string, certPem: string): Promise<string> {
       const fingerprint = fingerprintOf(leafCertificate(certPem));
       await identityWithout(identityId, 'cert');
       if (await store.findCertByFingerprint(fingerprint)) throw certInUse();
       const id = newId();
-      const outcome = await store.insertEnrolled({ id, identityId, method: 'cert', fingerprint, certPem });
+      const outcome = await store.insertEnrolled({ id, identityId, method: 'cert', fingerprint, certPem, isIssuedByNetwork: await issuedByNetwork(certPem) });
+      if (outcome === 'enrolled') throw alreadyEnrolled('cert');
       if (outcome === 'duplicate') throw certInUse();
       return id;
     },
@@ -52,6 +58,7 @@ export function createEnrolledAuthenticators(deps: EnrolledAuthenticatorDeps) {
       if (breach) throw fieldError('password', breach);
       const id = newId();
       const outcome = await store.insertEnrolled({ id, identityId, method: 'updb', username, passwordHash: await hashPassword(password) });
+      if (outcome === 'enrolled') throw alreadyEnrolled('updb');
       if (outcome === 'duplicate') throw fieldError('username', `duplicate value '${username}' in unique index on authenticators store`, username);
       return id;
     },

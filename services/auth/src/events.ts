@@ -14,6 +14,8 @@ export const API_SESSION_UPDATED = 'edge.auth.api-session.updated';
 export const MFA_DELETED = 'edge.auth.mfa.deleted';
 /** Published by the identity service when an identity is deleted; payload `{id}`. */
 export const IDENTITY_DELETED = 'edge.identity.identity.deleted';
+/** Published by the identity service when an identity changed (enabled included); payload `{id, disabled, …}`. */
+export const IDENTITY_UPDATED = 'edge.identity.identity.updated';
 /** Published by the identity service when an identity is disabled (lockout or admin); payload `{id}`. */
 export const IDENTITY_DISABLED = 'edge.identity.identity.disabled';
 /** Published by the pki service when a certificate authority is deleted; payload `{id, certPem}`. */
@@ -44,6 +46,8 @@ export interface ConsumerDeps {
   onIdentityDeleted(identityId: string): Promise<void>;
   /** Ends the API sessions of a disabled identity; must be harmless when repeated. */
   onIdentityDisabled(identityId: string): Promise<void>;
+  /** Lifts the password lockouts of an identity that is enabled now; must be harmless when repeated. */
+  onIdentityEnabled(identityId: string): Promise<void>;
   /** Removes the cert authenticators a deleted CA issued; must be harmless when repeated. */
   onCaDeleted(caCertPem: string): Promise<void>;
 }
@@ -66,6 +70,9 @@ export async function startConsumers(deps: ConsumerDeps): Promise<Subscription[]
   return [
     await consumeIdentityEvent(deps, IDENTITY_DELETED, deps.onIdentityDeleted),
     await consumeIdentityEvent(deps, IDENTITY_DISABLED, deps.onIdentityDisabled),
+    await deps.bus.consume<{ id?: unknown; disabled?: unknown }>(CONSUMER_GROUP, IDENTITY_UPDATED, async (msg) => {
+      if (typeof msg.data?.id === 'string' && msg.data.disabled === false) await deps.onIdentityEnabled(msg.data.id);
+    }),
     await deps.bus.consume<{ id?: unknown; certPem?: unknown }>(CONSUMER_GROUP, CA_DELETED, async (msg) => {
       if (typeof msg.data?.certPem !== 'string' || msg.data.certPem === '') {
         deps.log.warn({ subject: msg.subject }, 'CA deletion event without a certificate, ignored');

@@ -81,10 +81,16 @@ function toRow(s: ExtJwtSignerInput, cert: SignerCertificate | null) {
   };
 }
 
-function taken(err: unknown, s: ExtJwtSignerInput): never {
-  const v = isUniqueViolation(err);
-  if (v?.constraint?.includes('name')) throw fieldError('name', 'is already in use', s.name);
-  if (v?.constraint?.includes('issuer')) throw fieldError('issuer', 'is already used by another signer', s.issuer);
+/**
+ * A taken name, issuer, kid or certificate, answered as OpenZiti answers a unique index
+ * violation (controller/internal/routes/base_router.go): 400 on the stored field, here
+ * `fingerprint` for a certificate another signer has.
+ */
+function taken(err: unknown, s: ExtJwtSignerInput, cert: SignerCertificate | null): never {
+  const constraint = isUniqueViolation(err)?.constraint ?? '';
+  const values: Record<string, unknown> = { name: s.name, issuer: s.issuer, kid: s.kid, fingerprint: cert?.fingerprint };
+  const field = Object.keys(values).find((f) => constraint.endsWith(`_${f}_key`));
+  if (field) throw fieldError(field, `duplicate value '${String(values[field])}' in unique index on externalJwtSigners store`, values[field]);
   throw err;
 }
 
@@ -92,7 +98,7 @@ function taken(err: unknown, s: ExtJwtSignerInput): never {
 export function createExtJwtSignerStore(db: Kysely<AuthDatabase>) {
   return {
     async insert(id: string, s: ExtJwtSignerInput, cert: SignerCertificate | null): Promise<void> {
-      await db.insertInto('external_jwt_signers').values({ id, ...toRow(s, cert) }).execute().catch((err: unknown) => taken(err, s));
+      await db.insertInto('external_jwt_signers').values({ id, ...toRow(s, cert) }).execute().catch((err: unknown) => taken(err, s, cert));
     },
 
     async find(id: string): Promise<ExtJwtSigner | undefined> {
@@ -125,7 +131,7 @@ export function createExtJwtSignerStore(db: Kysely<AuthDatabase>) {
 
     async update(id: string, s: ExtJwtSignerInput, cert: SignerCertificate | null): Promise<void> {
       const r = await db.updateTable('external_jwt_signers').set({ ...toRow(s, cert), updated_at: sql<Date>`date_trunc('milliseconds', now())` })
-        .where('id', '=', id).executeTakeFirst().catch((err: unknown) => taken(err, s));
+        .where('id', '=', id).executeTakeFirst().catch((err: unknown) => taken(err, s, cert));
       if (Number(r.numUpdatedRows) === 0) throw notFound('externalJwtSigner', id);
     },
 

@@ -16,6 +16,7 @@ function toProto(a: Authenticator, identityName: string): auth.Authenticator {
     id: a.id, identityId: a.identityId, identityName, method: a.method, username: a.username, fingerprint: a.fingerprint, certPem: a.certPem,
     tagsJson: JSON.stringify(a.tags ?? {}), createdAt: a.createdAt.toISOString(), updatedAt: a.updatedAt.toISOString(),
     extendRequestedAt: a.extendRequest?.at.toISOString(), isKeyRollRequested: a.extendRequest?.rollKeys ?? false,
+    isIssuedByNetwork: a.isIssuedByNetwork ?? false,
   };
 }
 

@@ -62,7 +62,7 @@ export function toProtoApiSession(s: ApiSession, identity: IdentityInfo | undefi
     ipAddress: s.ipAddress,
     isMfaRequired: s.isMfaRequired,
     isMfaComplete: s.isMfaComplete,
-    isCertExtendable: false,
+    isCertExtendable: s.isCertExtendable,
     lastActivityAt: s.lastActivityAt.toISOString(),
     expiresAt: expiresAt(s, timeoutMinutes).toISOString(),
     expirationSeconds: expirationSeconds(s, timeoutMinutes, new Date()),
@@ -119,7 +119,10 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
       const apiSession = toProtoApiSession(current, identity, timeoutMinutes);
       const pending = await deps.secondaryExtJwt(identity, policy, req.bearerToken);
       if (pending) apiSession.authQueries = [...(apiSession.authQueries ?? []), { typeId: 'EXT-JWT', provider: 'url', httpUrl: pending.externalAuthUrl ?? '', httpMethod: 'GET', format: '', minLength: 0, maxLength: 0 }];
-      return { apiSession, isAdmin: identity.isAdmin, isDefaultAdmin: identity.isDefaultAdmin, isExtJwtPending: pending !== undefined };
+      return {
+        apiSession, isAdmin: identity.isAdmin || identity.isDefaultAdmin, isDefaultAdmin: identity.isDefaultAdmin, isExtJwtPending: pending !== undefined,
+        permissions: identity.permissions,
+      };
     },
     async CheckIntegrity(req) {
       return { issues: await deps.checkIntegrity(req.fix) };

@@ -17,6 +17,8 @@ export interface IdentityInfo {
   /** Disabled now (an admin, or a lockout not yet expired). */
   disabled: boolean;
   authPolicyId: string;
+  /** admin_readonly and entity / entity-action permissions (the Management API enforces them). */
+  permissions: string[];
 }
 
 /** The identity service client this service uses. */
@@ -45,7 +47,10 @@ export interface Identities {
 }
 
 function toInfo(i: identity.Identity__Output): IdentityInfo {
-  return { id: i.id, name: i.name, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin, disabled: i.disabled, authPolicyId: i.authPolicyId || 'default' };
+  return {
+    id: i.id, name: i.name, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin, disabled: i.disabled, authPolicyId: i.authPolicyId || 'default',
+    permissions: i.permissions ?? [],
+  };
 }
 
 /** Wraps the identity client. */

@@ -16,7 +16,7 @@ import { createAuthPolicies } from './auth-policies.js';
 import { createAuthPolicyStore } from './auth-policy-store.js';
 import { createAuthenticate } from './authenticate.js';
 import { bootstrapDefaultAdmin } from './bootstrap.js';
-import { authSettingChanged, startConsumers } from './events.js';
+import { authSettingChanged, publishApiSessionsDeleted, startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
 import { createCertExtension } from './cert-extension.js';
 import { createTokenEnrollment } from './token-enrollment.js';
@@ -31,7 +31,8 @@ import { createSecondaryExtJwtCheck } from './secondary-ext-jwt.js';
 import { createIntegrityCheck } from './integrity.js';
 import { createAuthenticatorStore } from './authenticator-store.js';
 import { createIdentities } from './identities.js';
-import { issuedBy } from './domain/certificate.js';
+import { createLockoutStore } from './lockout-store.js';
+import { backfillIssuedByNetwork, createNetworkIssuer } from './network-issuer.js';
 import { createMfaOperations } from './mfa.js';
 import { createMfaStore } from './mfa-store.js';
 import { createEnrolledAuthenticators } from './enrolled-authenticators.js';
@@ -71,12 +72,23 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
 
     const timeoutMinutes = config.apiSessionTimeoutMinutes;
     const apiSessions = createApiSessions({ store, bus, identities, timeoutMinutes });
+    const pki = createRpcClient(contracts.pki(), config.grpc.targets.pki, { deadlineMs: config.grpc.deadlineMs });
+    stack.defer(async () => pki.close());
+    const policyStore = createAuthPolicyStore(db);
+    const signerStore = createExtJwtSignerStore(db);
+    const policies = createAuthPolicies({ policyStore, identities, signers: signerStore, changed: authSettingChanged(bus, 'auth-policy') });
+    const authenticatorStore = createAuthenticatorStore(db);
+    const issuedByNetwork = createNetworkIssuer(async () => (await pki.getCaCerts({})).pem);
+    const authenticators = createAuthenticators({
+      store: authenticatorStore, identities, policies, issuedByNetwork, sessionsEnded: (sessions) => publishApiSessionsDeleted(bus, sessions),
+    });
+    const lockouts = createLockoutStore(db);
     const subscriptions: Subscription[] = await startConsumers({
       bus, log, onIdentityDeleted: apiSessions.endForIdentity, onIdentityDisabled: apiSessions.endSessionsOf,
+      onIdentityEnabled: lockouts.clearForIdentity,
       onCaDeleted: async (caPem) => {
         // as a CA's certificates stop being trusted, the authenticators it issued go too
-        const issued = (await store.listCertAuthenticators()).filter((a) => issuedBy(a.certPem, caPem));
-        const removed = await store.deleteAuthenticators(issued.map((a) => a.id));
+        const removed = await authenticators.deleteIssuedBy(caPem);
         if (removed > 0) log.info({ removed }, 'removed the cert authenticators of a deleted CA');
       },
     });
@@ -90,19 +102,13 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const kek = await resolveKek(config, (salt) => mfaStore.ensureScryptSalt(salt), log);
     const mfa = createMfaOperations({ mfaStore, apiSessions, identities, bus, kek, advertisedAddress: config.http.advertisedAddress });
     const server = createRpcServer('auth', log);
-    const policyStore = createAuthPolicyStore(db);
-    const signerStore = createExtJwtSignerStore(db);
-    const policies = createAuthPolicies({ policyStore, identities, signers: signerStore, changed: authSettingChanged(bus, 'auth-policy') });
     const revocations = createRevocations(db, apiSessions);
     const verifyExtJwt = createExtJwtVerifier(signerStore, log);
-    const pki = createRpcClient(contracts.pki(), config.grpc.targets.pki, { deadlineMs: config.grpc.deadlineMs });
-    stack.defer(async () => pki.close());
     const authenticate = createAuthenticate({
-      store, identities, policies, policyStore, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log, verifyExtJwt, revocations,
+      store, identities, policies, lockouts, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log, verifyExtJwt, revocations,
       matchCertificateCa: (certChainPem) => pki.matchCertificateCa({ certChainPem }),
     });
-    const authenticatorStore = createAuthenticatorStore(db);
-    const enrolled = createEnrolledAuthenticators({ store, identities, policies });
+    const enrolled = createEnrolledAuthenticators({ store, identities, policies, issuedByNetwork });
     const tokenEnrollment = createTokenEnrollment({
       verify: verifyExtJwt, revocations, identities, policies, enrolled,
       issueCertificate: async (identityId, csrPem) => pki.issueIdentityCertificate({ identityId, csrPem, csrField: 'clientCsr' }),
@@ -110,7 +116,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
       signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id), authSettingChanged(bus, 'external-jwt-signer')), revocations,
-      authenticators: createAuthenticators({ store: authenticatorStore, identities, policies }),
+      authenticators,
       apiSessionCertificates: createApiSessionCertificateHandlers(
         createApiSessionCertificateStore(db), (csrPem, validSeconds) => pki.issueSessionCertificate({ csrPem, validSeconds }),
       ),
@@ -124,6 +130,9 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     port = await server.listen(grpcListenAddr(config, 'auth'));
     server.setServing(true);
     log.info({ port }, 'auth service serving');
+    // Reconcile in the background: the pki service, which knows the controller's CA, may start later.
+    const backfill = backfillIssuedByNetwork(authenticatorStore, issuedByNetwork, log, aborter.signal);
+    stack.defer(() => backfill);
   }
 
   return {

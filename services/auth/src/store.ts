@@ -29,6 +29,8 @@ export interface AuthenticatorsTable {
   extend_requested_at: Generated<Date | null>;
   unverified_cert_pem: Generated<string | null>;
   unverified_fingerprint: Generated<string | null>;
+  is_issued_by_network: Generated<boolean | null>;
+  locked_until: Generated<Date | null>;
   tags: Generated<Json>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -58,6 +60,7 @@ export interface ApiSessionsTable {
   is_mfa_required: boolean;
   is_mfa_complete: boolean;
   mfa_failed_attempts: Generated<number>;
+  is_cert_extendable: Generated<boolean>;
   last_activity_at: Timestamp;
   tags: Generated<Json>;
   created_at: Timestamp;
@@ -100,7 +103,7 @@ export interface NewUpdbAuthenticator {
 }
 
 /** An authenticator a completed enrollment creates. */
-export type NewEnrolledAuthenticator = Pick<Authenticator, 'id' | 'identityId' | 'method' | 'username' | 'passwordHash' | 'fingerprint' | 'certPem'>;
+export type NewEnrolledAuthenticator = Pick<Authenticator, 'id' | 'identityId' | 'method' | 'username' | 'passwordHash' | 'fingerprint' | 'certPem' | 'isIssuedByNetwork'>;
 
 /** A new API session; timestamps default to now. */
 export type NewApiSession = Omit<ApiSession, 'tags' | 'createdAt' | 'updatedAt'>;
@@ -118,6 +121,7 @@ export function toAuthenticator(row: Selectable<AuthenticatorsTable>): Authentic
     fingerprint: row.fingerprint ?? undefined,
     certPem: row.cert_pem ?? undefined,
     extendRequest: row.extend_requested_at ? { at: row.extend_requested_at, rollKeys: row.is_key_roll_requested } : undefined,
+    isIssuedByNetwork: row.method === 'cert' ? row.is_issued_by_network ?? false : undefined,
     tags: row.tags,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -134,6 +138,7 @@ function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
     ipAddress: row.ip_address,
     isMfaRequired: row.is_mfa_required,
     isMfaComplete: row.is_mfa_complete,
+    isCertExtendable: row.is_cert_extendable,
     lastActivityAt: row.last_activity_at,
     tags: row.tags,
     createdAt: row.created_at,
@@ -174,31 +179,20 @@ export function createStore(db: Kysely<AuthDatabase>) {
       return row && toAuthenticator(row);
     },
 
-    /** Every cert authenticator's id and certificate (a deleted CA takes those it issued). */
-    async listCertAuthenticators(): Promise<{ id: string; identityId: string; certPem: string }[]> {
-      const rows = await db.selectFrom('authenticators').select(['id', 'identity_id', 'cert_pem']).where('method', '=', 'cert').where('cert_pem', 'is not', null).execute();
-      return rows.map((r) => ({ id: r.id, identityId: r.identity_id, certPem: r.cert_pem! }));
-    },
-
-    /** Deletes authenticators by id; how many went. */
-    async deleteAuthenticators(ids: string[]): Promise<number> {
-      if (ids.length === 0) return 0;
-      return Number((await db.deleteFrom('authenticators').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
-    },
-
     /**
      * Inserts an authenticator an enrollment created; 'duplicate' when its unique key (username
-     * or fingerprint) is taken.
+     * or fingerprint) is taken, 'enrolled' when the identity has one of the method already.
      */
-    async insertEnrolled(a: NewEnrolledAuthenticator): Promise<'inserted' | 'duplicate'> {
+    async insertEnrolled(a: NewEnrolledAuthenticator): Promise<'inserted' | 'duplicate' | 'enrolled'> {
       try {
         await db.insertInto('authenticators').values({
           id: a.id, identity_id: a.identityId, method: a.method, username: a.username ?? null, password_hash: a.passwordHash ?? null,
-          fingerprint: a.fingerprint ?? null, cert_pem: a.certPem ?? null,
+          fingerprint: a.fingerprint ?? null, cert_pem: a.certPem ?? null, is_issued_by_network: a.method === 'cert' ? a.isIssuedByNetwork ?? false : null,
         }).execute();
         return 'inserted';
       } catch (err) {
-        if (isUniqueViolation(err)) return 'duplicate';
+        const v = isUniqueViolation(err);
+        if (v) return v.constraint?.includes('identity_method') ? 'enrolled' : 'duplicate';
         throw err;
       }
     },
@@ -234,7 +228,7 @@ export function createStore(db: Kysely<AuthDatabase>) {
         .values({
           id: s.id, token_hash: s.tokenHash, identity_id: s.identityId, authenticator_id: s.authenticatorId,
           config_types: s.configTypes, ip_address: s.ipAddress, is_mfa_required: s.isMfaRequired,
-          is_mfa_complete: s.isMfaComplete, last_activity_at: s.lastActivityAt,
+          is_mfa_complete: s.isMfaComplete, is_cert_extendable: s.isCertExtendable, last_activity_at: s.lastActivityAt,
         })
         .returningAll().executeTakeFirstOrThrow();
       return toApiSession(row);

@@ -35,6 +35,23 @@ describe('authenticators created by enrollment', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // regression: enrolled cert authenticators were never marked issued by the network, and API
+  // sessions were never extendable (controller/internal/routes/authenticate_router.go)
+  it('marks a certificate the controller CA issued as issued by the network, and its sessions as extendable', async () => {
+    const controllerIssued = certificate(dir, 30); // self-signed, so "issued by" the chain that is itself
+    h.identity.caCertsPem = controllerIssued;
+    const mine = h.identity.add({ name: 'cert-network' });
+    const theirs = h.identity.add({ name: 'cert-third-party' });
+    const own = await a.createCertAuthenticator({ identityId: mine.id!, certPem: controllerIssued });
+    const other = await a.createCertAuthenticator({ identityId: theirs.id!, certPem: certificate(dir, 30) });
+    expect((await a.getAuthenticator({ id: own.id })).isIssuedByNetwork).toBe(true);
+    expect((await a.getAuthenticator({ id: other.id })).isIssuedByNetwork).toBe(false);
+    expect((await a.authenticate({ method: 'cert', clientCertPem: controllerIssued, clientCertError: '' })).isCertExtendable).toBe(true);
+    const session = await a.authenticate({ method: 'cert', clientCertPem: (await a.getAuthenticator({ id: other.id })).certPem!, clientCertError: '' });
+    expect(session.isCertExtendable).toBe(false);
+    expect((await a.getApiSession({ id: session.id })).isCertExtendable).toBe(false);
+  });
+
   it('stores a cert authenticator by SHA-1 fingerprint and logs in with it; the same certificate again is CERT_IN_USE', async () => {
     const one = h.identity.add({ name: 'cert-one' });
     const two = h.identity.add({ name: 'cert-two' });

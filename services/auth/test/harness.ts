@@ -32,13 +32,17 @@ export interface FakeIdentityService {
   ensureDefaultAdminCalls: number;
   /** DisableIdentity calls (lockouts) in order. */
   disables: Array<{ id: string; durationMinutes: number }>;
+  /** When set, DisableIdentity waits for it before disabling (a slow identity service). */
+  disableGate?: Promise<void>;
+  /** The controller CA chain the stand-in pki service answers GetCaCerts with. */
+  caCertsPem: string;
   add(fields: Partial<FakeIdentity> & { name: string }): FakeIdentity;
   addr: string;
   server: RpcServer;
 }
 
 async function startFakeIdentityService(): Promise<FakeIdentityService> {
-  const fake = { identities: new Map(), environmentUpdates: [], ensureDefaultAdminCalls: 0, disables: [] } as unknown as FakeIdentityService;
+  const fake = { identities: new Map(), environmentUpdates: [], ensureDefaultAdminCalls: 0, disables: [], caCertsPem: '' } as unknown as FakeIdentityService;
   fake.add = (fields) => {
     const i: FakeIdentity = { id: newId(), isAdmin: false, isDefaultAdmin: false, disabled: false, ...fields };
     fake.identities.set(i.id!, i);
@@ -49,6 +53,9 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
       const i = fake.identities.get(req.id);
       if (!i) throw notFound('identity', req.id);
       return i;
+    },
+    async GetIdentities(req) {
+      return { identities: req.ids.flatMap((id) => fake.identities.get(id) ?? []) };
     },
     async EnsureDefaultAdmin(req) {
       fake.ensureDefaultAdminCalls++;
@@ -66,6 +73,7 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
       const i = fake.identities.get(req.id);
       if (!i) throw notFound('identity', req.id);
       fake.disables.push({ id: req.id, durationMinutes: req.durationMinutes });
+      await fake.disableGate;
       i.disabled = true;
       return {};
     },
@@ -77,10 +85,14 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
   });
   fake.server = createRpcServer('identity', silentLogger());
   fake.server.add<IdentityServiceHandlers>(contracts.identity(), handlers);
-  // The pki service as certificate login asks it: no certificate authority issued anything.
+  // The pki service as certificate login asks it: no certificate authority issued anything, and
+  // the controller chain is what the test says.
   fake.server.add<PkiServiceHandlers>(contracts.pki(), stubHandlers<PkiServiceHandlers>({
     async MatchCertificateCa() {
       return { caId: '', externalId: '' };
+    },
+    async GetCaCerts() {
+      return { pkcs7Base64: '', pem: fake.caCertsPem };
     },
   }));
   const port = await fake.server.listen('127.0.0.1:0');

@@ -13,6 +13,8 @@ export interface ApiSession {
   ipAddress: string;
   isMfaRequired: boolean;
   isMfaComplete: boolean;
+  /** Opened with a certificate the controller issued, which the client may extend. */
+  isCertExtendable: boolean;
   lastActivityAt: Date;
   tags: Record<string, unknown>;
   createdAt: Date;

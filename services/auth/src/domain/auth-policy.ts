@@ -52,25 +52,28 @@ export function validateAuthPolicy(p: AuthPolicyInput): void {
   }
 }
 
-/** The external JWT signers a policy names. */
+/**
+ * The external JWT signers a policy names, in the order and under the field names OpenZiti
+ * checks and reports them (controller/model/auth_policy_manager.go ApplyCreate).
+ */
 export function namedSigners(p: AuthPolicyInput): Array<{ field: string; id: string }> {
-  const named = p.primary.extJwt.allowedSigners.map((id) => ({ field: 'primary.extJwt.allowedSigners', id }));
-  if (p.secondary.requireExtJwtSigner) named.push({ field: 'secondary.requireExtJwtSigner', id: p.secondary.requireExtJwtSigner });
+  const named = p.secondary.requireExtJwtSigner ? [{ field: 'secondary.requiredExtJwtSigner', id: p.secondary.requireExtJwtSigner }] : [];
+  p.primary.extJwt.allowedSigners.forEach((id, i) => named.push({ field: `primary.extJwt.allowedExtJwtSigners[${i}]`, id }));
   return named;
 }
 
-/** A REFERENCED_ENTITY_NOT_FOUND naming the unknown signer. */
+/** NOT_FOUND (404) naming the unknown signer, as auth_policy_manager.go verifyExtJwt answers it. */
 export function unknownSigner(field: string, id: string): ZitiError {
-  return new ZitiError('REFERENCED_ENTITY_NOT_FOUND', {
-    cause: { field, reason: 'external JWT signer not found', value: id },
-    causeMessage: `external JWT signer ${id} not found`,
-  });
+  return new ZitiError('NOT_FOUND', { cause: { field, reason: 'not found', value: id }, causeMessage: `${field}: not found` });
 }
 
-/** The default policy is permanent (OpenZiti refuses to delete it too). */
+/**
+ * The default policy is permanent: OpenZiti answers its delete 409, since identities always
+ * reference it; a policy identities name cannot be deleted either.
+ */
 export function checkDeletable(id: string, identitiesUsing: number): void {
   if (id === DEFAULT_AUTH_POLICY_ID) {
-    throw new ZitiError('ENTITY_CAN_NOT_BE_DELETED', { causeMessage: 'the default auth policy cannot be deleted' });
+    throw new ZitiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { causeMessage: 'the default auth policy cannot be deleted' });
   }
   if (identitiesUsing > 0) {
     throw new ZitiError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
@@ -86,12 +89,6 @@ export function allowsMethod(p: AuthPolicy, method: PrimaryMethod): boolean {
     case 'cert': return p.primary.cert.allowed;
     case 'ext-jwt': return p.primary.extJwt.allowed;
   }
-}
-
-/** The lockout `failures` consecutive wrong passwords earn, in minutes (0: until enabled); undefined: none yet. */
-export function lockoutFor(p: AuthPolicy, failures: number): number | undefined {
-  const { maxAttempts, lockoutDurationMinutes } = p.primary.updb;
-  return maxAttempts > 0 && failures >= maxAttempts ? lockoutDurationMinutes : undefined;
 }
 
 /** True when a login under this policy must complete MFA, enrolled or not. */

@@ -4,6 +4,7 @@
  */
 
 import { createHash, X509Certificate } from 'node:crypto';
+import { ZitiError } from '@edge/errors';
 
 /** The authenticator methods stored; ext-jwt authenticates against signers, not a stored row. */
 export type AuthenticatorMethod = 'updb' | 'cert';
@@ -19,6 +20,8 @@ export interface Authenticator {
   certPem?: string;
   /** An administrator's request that the certificate be extended early (and the key rolled). */
   extendRequest?: { at: Date; rollKeys: boolean };
+  /** A certificate the controller's own CA issued, which its holder may extend (cert only). */
+  isIssuedByNetwork?: boolean;
   tags: Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
@@ -60,4 +63,12 @@ export function certFingerprint(pem: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * MAX_AUTHENTICATOR_METHODS_REACHED: an identity has one authenticator per method
+ * (controller/model/authenticator_manager.go ApplyCreate).
+ */
+export function methodMax(): ZitiError {
+  return new ZitiError('MAX_AUTHENTICATOR_METHODS_REACHED');
 }

@@ -52,14 +52,18 @@ export function certInUse(): ZitiError {
 }
 
 /**
- * Whether the leaf of `certPem` was signed by the CA certificate `caPem` (names match and the
- * signature verifies): what a deleted CA takes with it.
+ * Whether the leaf of `certPem` was signed by one of the CA certificates in `caPem` (names
+ * match and the signature verifies): what a deleted CA takes with it, and whether the
+ * controller's own CA issued a certificate (controller/db/migration_v37.go).
  */
 export function issuedBy(certPem: string, caPem: string): boolean {
   try {
     const leaf = leafCertificate(certPem);
-    const ca = leafCertificate(caPem);
-    return leaf.checkIssued(ca) && leaf.verify(ca.publicKey);
+    const cas = caPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    return cas.some((pem) => {
+      const ca = new X509Certificate(pem);
+      return leaf.checkIssued(ca) && leaf.verify(ca.publicKey);
+    });
   } catch {
     return false;
   }

@@ -1,9 +1,13 @@
 /**
  * Who may call a route: nobody in particular, any fully authenticated session, a session still
- * completing MFA, or an admin. Also renders the 401s of WIRE.md.
+ * completing MFA, or an admin — on the Management API also an identity whose permissions grant
+ * the route (admin_readonly, the entity or the entity action; see permissions.ts). Also renders
+ * the 401s of WIRE.md.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZitiError, isZitiError } from '@edge/errors';
+import { MANAGEMENT_BASE } from '../routes/root.js';
+import { permits, routeRule } from './permissions.js';
 import type { Principal, SessionCache } from './session-cache.js';
 
 export type Access = 'public' | 'partial' | 'session' | 'admin';
@@ -49,8 +53,20 @@ export async function authorize(req: FastifyRequest, access: Access, cache: Sess
   }
   const s = principal.apiSession!;
   if (access !== 'partial' && ((s.isMfaRequired && !s.isMfaComplete) || principal.isExtJwtPending)) throw new AuthRequired('mfa');
-  if (access === 'admin' && !principal.isAdmin) throw new AuthRequired('forbidden');
+  if (access === 'admin' && !mayAdminister(req, principal)) throw new AuthRequired('forbidden');
   return principal;
+}
+
+/**
+ * An admin route: admins, and on the Management API whoever's permissions grant this route's
+ * entity and action (the client API's few admin routes stay admin only, as OpenZiti's
+ * DefaultManagementAccess requires the Management API).
+ */
+function mayAdminister(req: FastifyRequest, principal: Principal): boolean {
+  if (principal.isAdmin) return true;
+  const url = req.routeOptions.url ?? '';
+  if (!url.startsWith(`${MANAGEMENT_BASE}/`)) return false;
+  return permits({ isAdmin: false, permissions: principal.permissions }, routeRule(req.method, url.slice(MANAGEMENT_BASE.length)));
 }
 
 /** Adds the session expiry headers OpenZiti sends on authenticated responses. */

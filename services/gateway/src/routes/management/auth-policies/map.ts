@@ -24,15 +24,19 @@ function merge<T extends object>(base: T, patch: { [K in keyof T]?: T[K] | null 
   return out;
 }
 
-/** The fields after a PATCH: the stored ones with the present, non-null fields of the body. */
+/**
+ * The fields after a PATCH: the stored ones with the present, non-null fields of the body; the
+ * one nullable field, `secondary.requireExtJwtSigner`, is cleared by a null (or empty) value.
+ */
 export function patchedFields(current: auth.AuthPolicyFields__Output, b: AuthPolicyPatch): auth.AuthPolicyFields {
   const secondary = merge(current.secondary!, b.secondary);
+  const signer = b.secondary && 'requireExtJwtSigner' in b.secondary ? b.secondary.requireExtJwtSigner : current.secondary!.requireExtJwtSigner;
   return {
     name: b.name ?? current.name,
     cert: merge(current.cert!, b.primary?.cert),
     extJwt: merge(current.extJwt!, b.primary?.extJwt),
     updb: merge(current.updb!, b.primary?.updb),
-    secondary: { requireTotp: secondary.requireTotp, requireExtJwtSigner: secondary.requireExtJwtSigner || undefined },
+    secondary: { requireTotp: secondary.requireTotp, requireExtJwtSigner: signer || undefined },
     tagsJson: b.tags ? JSON.stringify(b.tags) : current.tagsJson,
   };
 }

@@ -35,7 +35,7 @@ const partialOf = <S extends z.ZodRawShape>(shape: S) =>
   z.object(Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, optional(v as z.ZodType)]))) as unknown as
     z.ZodObject<{ [K in keyof S]: z.ZodOptional<z.ZodNullable<S[K]>> }>;
 
-/** `authPolicyPatch`: every field optional; null means "leave it". */
+/** `authPolicyPatch`: every field optional; null means "leave it", except for the nullable `secondary.requireExtJwtSigner`, which it clears. */
 export const authPolicyPatch = z.object({
   name: optional(z.string().min(1).max(1000)),
   primary: optional(z.object({

@@ -14,7 +14,8 @@ export function renderAuthenticator(a: auth.Authenticator__Output) {
     identityId: a.identityId,
     identity: entityRef('identities', 'identities', a.identityId, a.identityName),
     ...(a.username !== undefined ? { username: a.username } : {}),
-    ...(a.fingerprint !== undefined ? { fingerprint: a.fingerprint, certPem: a.certPem ?? '' } : {}),
+    // as authenticator_api_model.go: the certificate fields only on cert authenticators
+    ...(a.method === 'cert' ? { fingerprint: a.fingerprint ?? '', certPem: a.certPem ?? '', isIssuedByNetwork: a.isIssuedByNetwork } : {}),
     isExtendRequested: a.extendRequestedAt !== undefined,
     isKeyRollRequested: a.isKeyRollRequested,
     ...(a.extendRequestedAt !== undefined ? { extendRequestedAt: a.extendRequestedAt } : {}),

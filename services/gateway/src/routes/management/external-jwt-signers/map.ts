@@ -26,7 +26,11 @@ export function toSignerFields(b: ExtJwtSignerBody): auth.ExternalJwtSignerField
   };
 }
 
-/** `externalJwtSignerDetail`. */
+/**
+ * `externalJwtSignerDetail`. Optional strings that are unset are null, not "", as OpenZiti
+ * answers them (external_jwt_signer_api_model.go passes its pointers through): an SDK takes an
+ * empty externalAuthUrl for a URL to open.
+ */
 export function renderSigner(s: auth.ExternalJwtSigner__Output) {
   const f = s.fields!;
   return {
@@ -34,13 +38,13 @@ export function renderSigner(s: auth.ExternalJwtSigner__Output) {
     name: f.name,
     certPem: f.certPem ?? null,
     jwksEndpoint: f.jwksEndpoint ?? null,
-    kid: f.kid ?? '',
+    kid: f.kid ?? null,
     issuer: f.issuer,
     audience: f.audience,
     claimsProperty: f.claimsProperty ?? 'sub',
     useExternalId: f.useExternalId,
-    externalAuthUrl: f.externalAuthUrl ?? '',
-    clientId: f.clientId ?? '',
+    externalAuthUrl: f.externalAuthUrl ?? null,
+    clientId: f.clientId ?? null,
     scopes: f.scopes,
     targetToken: f.targetToken,
     enabled: f.enabled,
@@ -49,20 +53,20 @@ export function renderSigner(s: auth.ExternalJwtSigner__Output) {
     enrollAuthPolicyId: f.enrollAuthPolicyId,
     enrollNameClaimsSelector: f.enrollNameClaimsSelector,
     enrollAttributeClaimsSelector: f.enrollAttributeClaimsSelector,
-    fingerprint: s.fingerprint ?? '',
+    fingerprint: s.fingerprint ?? null,
     commonName: s.commonName ?? '',
     notBefore: s.notBefore ?? s.createdAt,
     notAfter: s.notAfter ?? s.createdAt,
   };
 }
 
-/** `clientExternalJwtSignerDetail`: what an SDK needs to find where to get a token. */
+/** `clientExternalJwtSignerDetail`: what an SDK needs to find where to get a token (unset strings null, as above). */
 export function renderClientSigner(s: auth.ExternalJwtSigner__Output) {
   const f = s.fields!;
   return {
     ...baseEntity({ ...s, tagsJson: f.tagsJson }, 'external-jwt-signers'),
     name: f.name,
-    externalAuthUrl: f.externalAuthUrl ?? '',
+    externalAuthUrl: f.externalAuthUrl ?? null,
     audience: f.audience,
     clientId: f.clientId ?? null,
     scopes: f.scopes,

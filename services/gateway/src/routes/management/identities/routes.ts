@@ -9,24 +9,42 @@ import { listBody, listQuery } from '../../shared/list.js';
 import { renderIdentity } from '../../shared/render.js';
 import { ALL_FIELDS, patchMask, toEnrollmentRequest, toFields } from './map.js';
 import { enrollmentsByOwner } from '../../shared/enrollments.js';
+import { nonAdminNotAllowed, refuseUnlessAdminFor } from '../../shared/non-admin.js';
+import type { Principal } from '../../../http/session-cache.js';
 import { identityCreate, identityPatch, identityUpdate } from './schemas.js';
 
 type Params = { id: string };
+
+/** Fields only admins may set (identity_router.go Patch: permissions, isAdmin, isDefaultAdmin). */
+const ADMIN_FIELDS = ['permissions', 'isAdmin', 'isDefaultAdmin'];
+
+/**
+ * A non-admin (an identity with the `identity` permission) may not create admins or identities with
+ * permissions, replace identities, or change or delete admins: it could make itself one.
+ */
+function refuseEscalation(principal: Principal | undefined, body: { isAdmin?: boolean | null; permissions?: string[] | null }): void {
+  if (principal?.isAdmin) return;
+  if (body.isAdmin) throw nonAdminNotAllowed('non-admins may not create admin users');
+  if ((body.permissions ?? []).length > 0) throw nonAdminNotAllowed('non-admins may not create users with permissions');
+}
 
 /** Registers the identity routes under the management base path. */
 export function registerIdentityRoutes(route: Router, base: string, clients: Clients): void {
   const url = `${base}/identities`;
 
-  const detail = async (id: string) => {
+  // An admin's outstanding enrollment token enrolls as that admin: non-admins do not see it.
+  const enrollmentsShown = (principal: Principal | undefined, isAdmin: boolean) => principal?.isAdmin || !isAdmin;
+
+  const detail = async (id: string, principal: Principal | undefined) => {
     const [identity, summaries, enrollments] = await Promise.all([
       clients.identity.getIdentity({ id }),
       clients.auth.getIdentityAuthSummaries({ identityIds: [id] }),
       enrollmentsByOwner(clients, { identityIds: [id] }),
     ]);
-    return renderIdentity(identity, summaries.summaries[0], enrollments.get(id));
+    return renderIdentity(identity, summaries.summaries[0], enrollmentsShown(principal, identity.isAdmin) ? enrollments.get(id) : undefined);
   };
 
-  route('GET', url, 'admin', async (req) => {
+  route('GET', url, 'admin', async (req, principal) => {
     const page = await clients.identity.listIdentities({ query: listQuery(req) });
     const identityIds = page.identities.map((i) => i.id);
     const [{ summaries }, enrollments] = await Promise.all([
@@ -34,33 +52,39 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
       enrollmentsByOwner(clients, { identityIds }),
     ]);
     const byId = new Map(summaries.map((s) => [s.identityId, s]));
-    const data = page.identities.map((i) => renderIdentity(i, byId.get(i.id), enrollments.get(i.id)));
+    const data = page.identities.map((i) => renderIdentity(i, byId.get(i.id), enrollmentsShown(principal, i.isAdmin) ? enrollments.get(i.id) : undefined));
     return { body: listBody(data, page.meta) };
   });
 
-  route('POST', url, 'admin', async (req) => {
+  route('POST', url, 'admin', async (req, principal) => {
     const body = parseBody(identityCreate, req.body);
+    refuseEscalation(principal, body);
     // The identity service creates the enrollments asked for with the identity, or neither.
     const { id } = await clients.identity.createIdentity({ fields: toFields(body), enrollment: toEnrollmentRequest(body) });
     return { status: 201, body: created(id, 'identities') };
   }, { body: identityCreate, status: 201 });
 
-  route('GET', `${url}/:id`, 'admin', async (req) => ({ body: ok(await detail((req.params as Params).id)) }));
+  route('GET', `${url}/:id`, 'admin', async (req, principal) => ({ body: ok(await detail((req.params as Params).id, principal)) }));
 
-  route('PUT', `${url}/:id`, 'admin', async (req) => {
+  route('PUT', `${url}/:id`, 'admin', async (req, principal) => {
     const body = parseBody(identityUpdate, req.body);
+    if (!principal?.isAdmin) throw nonAdminNotAllowed('non-admins may not use the PUT method, use PATCH instead');
     await clients.identity.updateIdentity({ id: (req.params as Params).id, fields: toFields(body), updateMask: ALL_FIELDS });
     return { body: empty() };
   }, { body: identityUpdate });
 
-  route('PATCH', `${url}/:id`, 'admin', async (req) => {
+  route('PATCH', `${url}/:id`, 'admin', async (req, principal) => {
     const body = parseBody(identityPatch, req.body);
     const mask = patchMask(req.body as Record<string, unknown>);
+    await refuseUnlessAdminFor(clients, principal, (req.params as Params).id, 'non-admins may not modify admin identities');
+    const field = principal?.isAdmin ? undefined : ADMIN_FIELDS.find((f) => f in (req.body as Record<string, unknown>));
+    if (field) throw nonAdminNotAllowed(`non-admins may not modify the identity field '${field}'`);
     await clients.identity.updateIdentity({ id: (req.params as Params).id, fields: toFields(body), updateMask: mask });
     return { body: empty() };
   }, { body: identityPatch });
 
-  route('DELETE', `${url}/:id`, 'admin', async (req) => {
+  route('DELETE', `${url}/:id`, 'admin', async (req, principal) => {
+    await refuseUnlessAdminFor(clients, principal, (req.params as Params).id, 'non-admin may not delete admin identities');
     await clients.identity.deleteIdentity({ id: (req.params as Params).id });
     return { body: empty() };
   });

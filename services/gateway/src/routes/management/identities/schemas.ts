@@ -2,9 +2,14 @@
  * zod schemas of the identity bodies, named as in management.yml.
  */
 import { attributes, tags, terminatorCost, terminatorPrecedence, z } from '@edge/schemas';
+import { PERMISSIONS } from '../../../http/permissions.js';
 
 const identityType = z.enum(['User', 'Device', 'Service', 'Router', 'Default']);
-const permissions = z.array(z.string().min(1).max(100)).max(200);
+/** Only the permissions OpenZiti knows (controller/model/identity_manager.go validateIdentityPermissions). */
+const permissions = z.array(z.string().max(100)).max(200).superRefine((list, ctx) => {
+  const invalid = list.find((p) => !PERMISSIONS.has(p));
+  if (invalid !== undefined) ctx.addIssue({ code: 'custom', message: `invalid permissions '${invalid}'` });
+});
 
 const common = {
   appData: tags.nullable().optional(),
