@@ -349,7 +349,7 @@ function compiledFor(spec: LoadedSpec, route: CompiledRoute, statusKey: string):
  * - only `date-time` formats are kept (`uri` hrefs are relative on the wire; int64 etc. are
  *   type refinements go-swagger does not check);
  * - a bare `type: object` map value (`additionalProperties: {type: object}`) is go-swagger's
- *   `interface{}` and accepts anything (tag values are strings, booleans or null);
+ *   `interface{}` and accepts anything (a tag value is any JSON value);
  * - `discriminator`, `readOnly`, `example` and `x-*` extensions are dropped.
  */
 function convertSchema(schema: unknown, schemaId: string, mapValue: boolean): unknown {
