@@ -6,7 +6,7 @@ import { fieldError } from '@edge/errors';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { policy as pb } from '@edge/proto';
 import {
-  CONFIG_KEYS, CONFIG_TYPE_KEYS, parseTarget, validateConfig, validateConfigType,
+  checkConfigs, CONFIG_KEYS, CONFIG_TYPE_KEYS, parseHolder, parseTarget, validateConfig, validateConfigType,
   type Config, type ConfigInput, type ConfigType, type ConfigTypeInput,
 } from '../domain/config.js';
 import { applyMask, parseJsonObject } from '../domain/entity.js';
@@ -96,6 +96,10 @@ export function createConfigHandlers(deps: HandlerDeps) {
       validateConfig(next, await stores.configTypes.get(current.configTypeId));
       const updated = await stores.configs.update(req.id, next);
       await events.publish('config', 'updated', { id: updated.id, name: updated.name, serviceIds: await stores.configs.serviceIds(req.id) });
+      return {};
+    },
+    async CheckConfigs(req: pb.CheckConfigsRequest__Output): Promise<pb.Empty> {
+      checkConfigs(parseHolder(req.holder), req.configIds, await stores.configs.refs(req.configIds));
       return {};
     },
     async DeleteConfig(req: pb.IdRequest__Output): Promise<pb.Empty> {
