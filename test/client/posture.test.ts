@@ -7,6 +7,7 @@ import { useController, type ControllerFixture } from '../support/controller.js'
 import { adminApi } from '../support/admin-api.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 import { authenticatorFor } from '../support/totp.js';
+import { eventually } from '../support/eventually.js';
 
 const C = '/edge/client/v1';
 let f: ControllerFixture;
@@ -48,6 +49,38 @@ describe('posture responses', () => {
       body: { username: 'pr-domain-user', password: 'pr-domain-password-1' }, expectStatus: 200,
     });
     await dial(again.body.data.token as string, service, 409);
+  });
+
+  // Regression: a failing response left the session alive, and POST /sessions returned it (201).
+  // As postureDataUpdated in controller/model/posture_response_manager.go.
+  it('ends a session once a response fails its posture checks, and answers 409 INVALID_POSTURE instead of returning it', async () => {
+    const { user, check, service } = await guarded('pr-revoke');
+    await respond(user.token, 'posture-response', { id: check, typeId: 'DOMAIN', domain: 'corp.example' }, 201);
+    const first = (await dial(user.token, service, 201)).body.data;
+    await f.c.http.get(`${C}/sessions/${first.id}`, { session: user.token, expectStatus: 200 });
+    await respond(user.token, 'posture-response', { id: check, typeId: 'DOMAIN', domain: 'other.example' }, 201);
+    await f.c.http.get(`${C}/sessions/${first.id}`, { session: user.token, expectStatus: 404 });
+    expect((await dial(user.token, service, 409)).body.error.code).toBe('INVALID_POSTURE');
+    await respond(user.token, 'posture-response', { id: check, typeId: 'DOMAIN', domain: 'corp.example' }, 201);
+    expect((await dial(user.token, service, 201)).body.data.id).not.toBe(first.id);
+  });
+
+  it('checks posture again before returning an existing session, and ends sessions a posture check change fails', async () => {
+    const { user, check, service } = await guarded('pr-recheck');
+    const other = (await f.c.http.post(`${C}/authenticate?method=password`, {
+      body: { username: 'pr-recheck-user', password: 'pr-recheck-password-1' }, expectStatus: 200,
+    })).body.data.token as string;
+    const sessions = [];
+    for (const token of [user.token, other]) {
+      await respond(token, 'posture-response', { id: check, typeId: 'DOMAIN', domain: 'corp.example' }, 201);
+      sessions.push((await dial(token, service, 201)).body.data);
+    }
+    expect((await dial(user.token, service, 201)).body.data.id).toBe(sessions[0].id);
+    await api.patch(`/posture-checks/${check}`, { typeId: 'DOMAIN', domains: ['elsewhere.example'] });
+    // Asked again at once, before any event is handled: checked again, refused.
+    expect((await dial(user.token, service, 409)).body.error.code).toBe('INVALID_POSTURE');
+    // Not asked again: ended by the re-evaluation the posture check change sets off.
+    await eventually(async () => (await f.c.http.get(`/edge/management/v1/sessions/${sessions[1].id}`, { session: f.admin })).status === 404);
   });
 
   it('takes a bulk body, and refuses bad responses naming the field without storing any of them', async () => {

@@ -4,7 +4,8 @@
  * session's type, the posture checks of at least one granting policy of that type must pass, and
  * an edge router must be shared by the identity's edge router policies and the service's service
  * edge router policies. Asking again for the same (API session, service, type) returns the same
- * session.
+ * session once the grant and the posture checks have been checked again: a session whose posture
+ * fails now is ended instead.
  */
 import { randomUUID } from 'node:crypto';
 import { fieldError, notFound, ZitiError } from '@edge/errors';
@@ -44,9 +45,11 @@ export function createSessions({ records, peers, postureData, log }: SessionsDep
     return who;
   };
 
-  /** Refuses a request whose posture fails, recording it for the identity. */
+  /** Refuses a request whose posture fails, recording it for the identity; the passing policies. */
   const checkPosture = async (input: CreateSessionInput, type: Session['type'], service: { id: string; name: string; policies: Parameters<typeof evaluatePosture>[0] }) => {
     const ofType = service.policies.filter((p) => p.type === type);
+    // Without posture checks there is nothing to read or evaluate.
+    if (ofType.every((p) => p.checkIds.length === 0)) return ofType.map((p) => p.id);
     const checks = await peers.postureChecks(ofType.flatMap((p) => p.checkIds));
     const result = evaluatePosture(ofType, type, checks, await postureData(input.apiSessionId));
     if (result.passed) return result.passingPolicyIds;
@@ -67,13 +70,19 @@ export function createSessions({ records, peers, postureData, log }: SessionsDep
       const tags = parseTags(input.tagsJson);
       if (!input.serviceId) throw fieldError('serviceId', 'is required', input.serviceId);
       const who = await identityOf(input.identityId);
-      const existing = await records.findExisting(input.apiSessionId, input.serviceId, type);
-      if (existing) return { session: existing, edgeRouters: await peers.edgeRouters(who, existing.serviceId) };
-
       const granted = await peers.grantedService(who, input.serviceId);
       if (!granted) throw notFound('service', input.serviceId);
       assertPermitted(granted.permissions, type, input.serviceId);
-      const passing = await checkPosture(input, type, { ...granted, policies: granted.policies.map((p) => ({ ...p, name: '' })) });
+      const existing = await records.findExisting(input.apiSessionId, input.serviceId, type);
+      let passing: string[];
+      try {
+        passing = await checkPosture(input, type, { ...granted, policies: granted.policies.map((p) => ({ ...p, name: '' })) });
+      } catch (err) {
+        if (existing) await records.deleteOf({ ids: [existing.id] });
+        throw err;
+      }
+      if (existing) return { session: existing, edgeRouters: await peers.edgeRouters(who, existing.serviceId) };
+
       const edgeRouters = await peers.edgeRouters(who, granted.id);
       if (edgeRouters.length === 0) throw new ZitiError('NO_EDGE_ROUTERS_AVAILABLE');
       const session = await records.create({
