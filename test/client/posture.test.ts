@@ -83,6 +83,39 @@ describe('posture responses', () => {
     await eventually(async () => (await f.c.http.get(`/edge/management/v1/sessions/${sessions[1].id}`, { session: f.admin })).status === 404);
   });
 
+  // The spec's postureCheckFailure subtypes require actualValue and expectedValue (the spec
+  // validator checks each failure against the subtype its postureCheckType names).
+  it('records each failed check with what the endpoint reported and what the check expected', async () => {
+    const { user, check, service } = await guarded('pr-values');
+    const os = await id('/posture-checks', { name: 'pr-values-os', typeId: 'OS', operatingSystems: [{ type: 'Windows', versions: ['>=10.0.19041'] }], roleAttributes: ['pr-values'] });
+    const mac = await id('/posture-checks', { name: 'pr-values-mac', typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'], roleAttributes: ['pr-values'] });
+    const proc = await id('/posture-checks', {
+      name: 'pr-values-proc', typeId: 'PROCESS', process: { osType: 'Linux', path: '/usr/bin/agent', hashes: ['abc'] }, roleAttributes: ['pr-values'],
+    });
+    const multi = await id('/posture-checks', {
+      name: 'pr-values-multi', typeId: 'PROCESS_MULTI', semantic: 'AllOf', processes: [{ osType: 'Linux', path: '/usr/bin/agent', hashes: ['abc'] }], roleAttributes: ['pr-values'],
+    });
+    await respond(user.token, 'posture-response-bulk', [
+      { id: check, typeId: 'DOMAIN', domain: 'home.example' },
+      { id: os, typeId: 'OS', type: 'Linux', version: '6.1.0' },
+      { id: proc, typeId: 'PROCESS', path: '/usr/bin/agent', isRunning: true, hash: 'def', signerFingerprints: ['f1'] },
+    ], 200);
+    const refused = await dial(user.token, service, 409);
+    // The client learns which checks failed, not what they expect.
+    expect(JSON.stringify(refused.body.error)).not.toContain('corp.example');
+    const [failed] = (await api.get(`/identities/${user.id}/failed-service-requests`)).body.data;
+    const byType = Object.fromEntries(failed.policyFailures[0].checks.map((c: { postureCheckType: string }) => [c.postureCheckType, c]));
+    expect(byType.DOMAIN).toMatchObject({ postureCheckId: check, actualValue: 'home.example', expectedValue: ['corp.example'] });
+    expect(byType.OS).toMatchObject({ actualValue: { type: 'Linux', version: '6.1.0' }, expectedValue: [{ type: 'Windows', versions: ['>=10.0.19041'] }] });
+    expect(byType.MAC).toMatchObject({ postureCheckId: mac, actualValue: [], expectedValue: ['aa:bb:cc:dd:ee:ff'] });
+    expect(byType.PROCESS).toMatchObject({
+      actualValue: { isRunning: true, hash: 'def', signerFingerprints: ['f1'] }, expectedValue: { osType: 'Linux', path: '/usr/bin/agent', hashes: ['abc'] },
+    });
+    expect(byType.PROCESS_MULTI).toMatchObject({
+      postureCheckId: multi, semantic: 'AllOf', actualValue: [{ path: '/usr/bin/agent', isRunning: true, hash: 'def' }], expectedValue: [{ osType: 'Linux', path: '/usr/bin/agent', hashes: ['abc'] }],
+    });
+  });
+
   it('takes a bulk body, and refuses bad responses naming the field without storing any of them', async () => {
     const { user, check, service } = await guarded('pr-bulk');
     const bad = await respond(user.token, 'posture-response-bulk', [

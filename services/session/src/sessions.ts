@@ -12,6 +12,7 @@ import { fieldError, notFound, ZitiError } from '@edge/errors';
 import { newId } from '@edge/ids';
 import type { Logger } from '@edge/logging';
 import { evaluatePosture, type PostureData } from './domain/posture.js';
+import { failureValues } from './domain/posture-failure.js';
 import { assertPermitted, parseTags, sessionType, type Session } from './domain/session.js';
 import type { EdgeRouterView, PeerIdentity, SessionPeers } from './peers.js';
 import type { SessionRecords } from './session-store.js';
@@ -51,16 +52,24 @@ export function createSessions({ records, peers, postureData, log }: SessionsDep
     // Without posture checks there is nothing to read or evaluate.
     if (ofType.every((p) => p.checkIds.length === 0)) return ofType.map((p) => p.id);
     const checks = await peers.postureChecks(ofType.flatMap((p) => p.checkIds));
-    const result = evaluatePosture(ofType, type, checks, await postureData(input.apiSessionId));
+    const data = await postureData(input.apiSessionId);
+    const now = new Date();
+    const result = evaluatePosture(ofType, type, checks, data, now);
     if (result.passed) return result.passingPolicyIds;
-    for (const f of result.failures) f.policyName = await peers.policyName(f.policyId);
+    const policyFailures = await Promise.all(result.failures.map(async (f) => ({
+      ...f, policyName: await peers.policyName(f.policyId),
+      checks: f.checks.map((c) => ({ ...c, ...failureValues(checks.get(c.postureCheckId)!, data, now) })),
+    })));
     await records.recordFailure(input.identityId, {
-      apiSessionId: input.apiSessionId, serviceId: service.id, serviceName: service.name, sessionType: type, policyFailures: result.failures,
+      apiSessionId: input.apiSessionId, serviceId: service.id, serviceName: service.name, sessionType: type, policyFailures,
     });
+    // As SessionManager.EvaluatePostureForService: the client learns which checks failed, not what they expect.
     const ids = result.failures.map((f) => f.policyId);
     throw new ZitiError('INVALID_POSTURE', {
-      cause: Object.fromEntries(result.failures.map((f) => [f.policyId, f.checks])),
-      causeMessage: `Failed to pass posture checks for service policies: [${ids.join(' ')}]`,
+      cause: {
+        message: `Failed to pass posture checks for service policies: [${ids.join(' ')}]`,
+        data: Object.fromEntries(result.failures.map((f) => [f.policyId, f.checks.map((c) => ({ id: c.postureCheckId, typeId: c.postureCheckType, isPassing: false }))])),
+      },
     });
   };
 

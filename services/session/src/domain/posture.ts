@@ -39,11 +39,15 @@ export interface PostureData {
   mfa?: { passedAt?: Date };
 }
 
-/** One failed check, as OpenZiti's postureCheckFailure. */
+/**
+ * One failed check, as OpenZiti's postureCheckFailure; a recorded failure also carries its type's
+ * `actualValue` and `expectedValue` (posture-failure.ts).
+ */
 export interface CheckFailure {
   postureCheckId: string;
   postureCheckName: string;
   postureCheckType: string;
+  [values: string]: unknown;
 }
 
 export interface PolicyFailure {
@@ -166,7 +170,7 @@ export const MFA_PROMPT_GRACE_SECONDS = 300;
  * (`promptOnUnlock`) after that has at most the grace period left from then, until MFA is done
  * again.
  */
-function mfaSecondsLeft(check: PostureCheckDef, data: PostureData, now: Date): number {
+export function mfaSecondsLeft(check: PostureCheckDef, data: PostureData, now: Date): number {
   const passedAt = data.mfa?.passedAt;
   if (passedAt === undefined) return 0;
   const secondsSince = (t: number) => (now.getTime() - t) / 1000;
