@@ -87,8 +87,11 @@ export function checkPasses(check: PostureCheckDef, data: PostureData, now = new
       const have = new Set((data.macAddresses ?? []).map(normalMac));
       return ((d.macAddresses as string[] | undefined) ?? []).some((m) => have.has(normalMac(m)));
     }
-    case 'PROCESS':
-      return processPasses((d.process as { path?: string }) ?? {}, data);
+    case 'PROCESS': {
+      // A PROCESS check names one `signerFingerprint` (PROCESS_MULTI a list).
+      const p = (d.process as { path?: string; hashes?: string[]; signerFingerprint?: string } | undefined) ?? {};
+      return processPasses({ ...p, signerFingerprints: p.signerFingerprint ? [p.signerFingerprint] : [] }, data);
+    }
     case 'PROCESS_MULTI': {
       const ps = (d.processes as Array<{ path?: string }> | undefined) ?? [];
       return d.semantic === 'AnyOf' ? ps.some((p) => processPasses(p, data)) : ps.length > 0 && ps.every((p) => processPasses(p, data));
