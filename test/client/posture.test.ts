@@ -70,7 +70,7 @@ describe('posture responses', () => {
     const other = (await f.c.http.post(`${C}/authenticate?method=password`, {
       body: { username: 'pr-recheck-user', password: 'pr-recheck-password-1' }, expectStatus: 200,
     })).body.data.token as string;
-    const sessions = [];
+    const sessions: Array<{ id: string }> = [];
     for (const token of [user.token, other]) {
       await respond(token, 'posture-response', { id: check, typeId: 'DOMAIN', domain: 'corp.example' }, 201);
       sessions.push((await dial(token, service, 201)).body.data);
