@@ -23,7 +23,7 @@ const count = async (path: string, filter: string) =>
 describe('bulk import', () => {
   it('imports identities with passwords, routers, services and policies that the APIs then serve', async () => {
     const ids = await importInto({
-      identities: [{ name: 'imp-alice', roleAttributes: ['imp-team'], password: 'imp-alice-pw' }, { name: 'imp-bob', roleAttributes: ['imp-other'] }],
+      identities: [{ name: 'imp-alice', roleAttributes: ['imp-team'], password: 'imp-alice-pw', tags: { tier: 1, vip: true } }, { name: 'imp-bob', roleAttributes: ['imp-other'] }],
       edgeRouters: [{ name: 'imp-er', roleAttributes: ['imp-er'], cost: 7 }],
       services: [{ name: 'imp-web', roleAttributes: ['imp-web'] }, { name: 'imp-db', roleAttributes: ['imp-db'] }],
       servicePolicies: [{ name: 'imp-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#imp-team'], serviceRoles: ['#imp-web'] }],
@@ -33,7 +33,8 @@ describe('bulk import', () => {
     expect(ids.identities).toHaveLength(2);
     expect(ids.passwords).toHaveLength(1);
     const alice = (await f.c.http.get(`${M}/identities/${ids.identities[0]}`, { session: f.admin, expectStatus: 200 })).body.data;
-    expect(alice).toMatchObject({ name: 'imp-alice', roleAttributes: ['imp-team'], type: { name: 'Default' }, isAdmin: false });
+    expect(alice).toMatchObject({ name: 'imp-alice', roleAttributes: ['imp-team'], type: { name: 'Default' }, isAdmin: false, tags: { tier: 1, vip: true } });
+    expect(await count('identities', 'tags.tier = 1 and tags.vip = true')).toBe(1);
     const er = (await f.c.http.get(`${M}/edge-routers/${ids.edgeRouters[0]}`, { session: f.admin, expectStatus: 200 })).body.data;
     expect(er).toMatchObject({ name: 'imp-er', cost: 7, isVerified: false });
 

@@ -7,6 +7,7 @@ import { useController, type ControllerFixture } from '../support/controller.js'
 import { adminApi } from '../support/admin-api.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 import { authenticatorFor } from '../support/totp.js';
+import { eventually } from '../support/eventually.js';
 
 const C = '/edge/client/v1';
 let f: ControllerFixture;
@@ -48,6 +49,71 @@ describe('posture responses', () => {
       body: { username: 'pr-domain-user', password: 'pr-domain-password-1' }, expectStatus: 200,
     });
     await dial(again.body.data.token as string, service, 409);
+  });
+
+  // Regression: a failing response left the session alive, and POST /sessions returned it (201).
+  // As postureDataUpdated in controller/model/posture_response_manager.go.
+  it('ends a session once a response fails its posture checks, and answers 409 INVALID_POSTURE instead of returning it', async () => {
+    const { user, check, service } = await guarded('pr-revoke');
+    await respond(user.token, 'posture-response', { id: check, typeId: 'DOMAIN', domain: 'corp.example' }, 201);
+    const first = (await dial(user.token, service, 201)).body.data;
+    await f.c.http.get(`${C}/sessions/${first.id}`, { session: user.token, expectStatus: 200 });
+    await respond(user.token, 'posture-response', { id: check, typeId: 'DOMAIN', domain: 'other.example' }, 201);
+    await f.c.http.get(`${C}/sessions/${first.id}`, { session: user.token, expectStatus: 404 });
+    expect((await dial(user.token, service, 409)).body.error.code).toBe('INVALID_POSTURE');
+    await respond(user.token, 'posture-response', { id: check, typeId: 'DOMAIN', domain: 'corp.example' }, 201);
+    expect((await dial(user.token, service, 201)).body.data.id).not.toBe(first.id);
+  });
+
+  it('checks posture again before returning an existing session, and ends sessions a posture check change fails', async () => {
+    const { user, check, service } = await guarded('pr-recheck');
+    const other = (await f.c.http.post(`${C}/authenticate?method=password`, {
+      body: { username: 'pr-recheck-user', password: 'pr-recheck-password-1' }, expectStatus: 200,
+    })).body.data.token as string;
+    const sessions: Array<{ id: string }> = [];
+    for (const token of [user.token, other]) {
+      await respond(token, 'posture-response', { id: check, typeId: 'DOMAIN', domain: 'corp.example' }, 201);
+      sessions.push((await dial(token, service, 201)).body.data);
+    }
+    expect((await dial(user.token, service, 201)).body.data.id).toBe(sessions[0].id);
+    await api.patch(`/posture-checks/${check}`, { typeId: 'DOMAIN', domains: ['elsewhere.example'] });
+    // Asked again at once, before any event is handled: checked again, refused.
+    expect((await dial(user.token, service, 409)).body.error.code).toBe('INVALID_POSTURE');
+    // Not asked again: ended by the re-evaluation the posture check change sets off.
+    await eventually(async () => (await f.c.http.get(`/edge/management/v1/sessions/${sessions[1].id}`, { session: f.admin })).status === 404);
+  });
+
+  // The spec's postureCheckFailure subtypes require actualValue and expectedValue (the spec
+  // validator checks each failure against the subtype its postureCheckType names).
+  it('records each failed check with what the endpoint reported and what the check expected', async () => {
+    const { user, check, service } = await guarded('pr-values');
+    const os = await id('/posture-checks', { name: 'pr-values-os', typeId: 'OS', operatingSystems: [{ type: 'Windows', versions: ['>=10.0.19041'] }], roleAttributes: ['pr-values'] });
+    const mac = await id('/posture-checks', { name: 'pr-values-mac', typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'], roleAttributes: ['pr-values'] });
+    const proc = await id('/posture-checks', {
+      name: 'pr-values-proc', typeId: 'PROCESS', process: { osType: 'Linux', path: '/usr/bin/agent', hashes: ['abc'] }, roleAttributes: ['pr-values'],
+    });
+    const multi = await id('/posture-checks', {
+      name: 'pr-values-multi', typeId: 'PROCESS_MULTI', semantic: 'AllOf', processes: [{ osType: 'Linux', path: '/usr/bin/agent', hashes: ['abc'] }], roleAttributes: ['pr-values'],
+    });
+    await respond(user.token, 'posture-response-bulk', [
+      { id: check, typeId: 'DOMAIN', domain: 'home.example' },
+      { id: os, typeId: 'OS', type: 'Linux', version: '6.1.0' },
+      { id: proc, typeId: 'PROCESS', path: '/usr/bin/agent', isRunning: true, hash: 'def', signerFingerprints: ['f1'] },
+    ], 200);
+    const refused = await dial(user.token, service, 409);
+    // The client learns which checks failed, not what they expect.
+    expect(JSON.stringify(refused.body.error)).not.toContain('corp.example');
+    const [failed] = (await api.get(`/identities/${user.id}/failed-service-requests`)).body.data;
+    const byType = Object.fromEntries(failed.policyFailures[0].checks.map((c: { postureCheckType: string }) => [c.postureCheckType, c]));
+    expect(byType.DOMAIN).toMatchObject({ postureCheckId: check, actualValue: 'home.example', expectedValue: ['corp.example'] });
+    expect(byType.OS).toMatchObject({ actualValue: { type: 'Linux', version: '6.1.0' }, expectedValue: [{ type: 'Windows', versions: ['>=10.0.19041'] }] });
+    expect(byType.MAC).toMatchObject({ postureCheckId: mac, actualValue: [], expectedValue: ['aa:bb:cc:dd:ee:ff'] });
+    expect(byType.PROCESS).toMatchObject({
+      actualValue: { isRunning: true, hash: 'def', signerFingerprints: ['f1'] }, expectedValue: { osType: 'Linux', path: '/usr/bin/agent', hashes: ['abc'] },
+    });
+    expect(byType.PROCESS_MULTI).toMatchObject({
+      postureCheckId: multi, semantic: 'AllOf', actualValue: [{ path: '/usr/bin/agent', isRunning: true, hash: 'def' }], expectedValue: [{ osType: 'Linux', path: '/usr/bin/agent', hashes: ['abc'] }],
+    });
   });
 
   it('takes a bulk body, and refuses bad responses naming the field without storing any of them', async () => {

@@ -46,4 +46,27 @@ describe('service updates', () => {
     await patch(`/services/${svc}`, { maxIdleTimeMillis: 5 });
     expect(Date.parse(await marker())).toBeGreaterThan(Date.parse(second));
   });
+
+  // SDKs poll the marker to learn that a posture query's isPassing changed.
+  it('moves when a posture response flips whether a service\'s posture query passes', async () => {
+    const user = await createPasswordIdentity(c, admin, 'marker-posture', 'marker-posture-password');
+    await patch(`/identities/${user.id}`, { roleAttributes: ['mark-posture'] });
+    const check = (await post('/posture-checks', { name: 'marker-domain', typeId: 'DOMAIN', domains: ['corp.example'], roleAttributes: ['mark-posture'] })).body.data.id;
+    await post('/services', { name: 'marker-guarded', encryptionRequired: true, roleAttributes: ['mark-posture'] });
+    await post('/service-policies', {
+      name: 'marker-guarded-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#mark-posture'], serviceRoles: ['#mark-posture'], postureCheckRoles: ['#mark-posture'],
+    });
+    const marker = async () => (await c.http.get('/edge/client/v1/current-api-session/service-updates', { session: user.token, expectStatus: 200 })).body.data.lastChangeAt as string;
+    const report = (domain: string) => c.http.post('/edge/client/v1/posture-response', { body: { id: check, typeId: 'DOMAIN', domain }, session: user.token, expectStatus: 201 });
+    const settle = () => new Promise((r) => setTimeout(r, 20));
+
+    const failing = await marker();
+    await settle();
+    await report('corp.example');
+    const passing = await marker();
+    expect(Date.parse(passing)).toBeGreaterThan(Date.parse(failing));
+    await settle();
+    await report('other.example');
+    expect(Date.parse(await marker())).toBeGreaterThan(Date.parse(passing));
+  });
 });

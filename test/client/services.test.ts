@@ -82,8 +82,8 @@ describe('client services', () => {
     const byId = await post('/service-policies', { name: 'by-id', type: 'Dial', semantic: 'AllOf', identityRoles: [`@${eu.id}`], serviceRoles: ['@db'] });
     const detail = (await c.http.get(`${M}/service-policies/${byId}`, { session: admin, expectStatus: 200 })).body.data;
     expect(detail.serviceRoles).toEqual([`@${db}`]);
-    expect(detail.serviceRolesDisplay).toEqual([{ role: `@${db}`, name: 'db' }]);
-    expect(detail.identityRolesDisplay).toEqual([{ role: `@${eu.id}`, name: 'eu-user' }]);
+    expect(detail.serviceRolesDisplay).toEqual([{ role: `@${db}`, name: '@db' }]);
+    expect(detail.identityRolesDisplay).toEqual([{ role: `@${eu.id}`, name: '@eu-user' }]);
     expect(await names(eu.token)).toEqual(['db']);
     expect(await names(euDb.token)).toEqual([]);
     await del(`/service-policies/${byId}`);

@@ -20,7 +20,8 @@ describe('authentication and the current session', () => {
       expectStatus: 200,
     });
     expect(r.headers['zt-session']).toBe(r.body.data.token);
-    expect(r.body.data).toMatchObject({ isMfaRequired: false, isMfaComplete: false, configTypes: ['intercept.v1'] });
+    // As MapConfigTypeNamesToIds (controller/model/config_type_manager.go): kept as ids.
+    expect(r.body.data).toMatchObject({ isMfaRequired: false, isMfaComplete: false, configTypes: ['g7cIWbcGg'] });
     expect(r.body.data.expirationSeconds).toBeGreaterThan(29 * 60);
 
     const me = await c.http.get(`${C}/current-identity`, { session: r.body.data.token, expectStatus: 200 });
@@ -35,6 +36,16 @@ describe('authentication and the current session', () => {
     const cur = await c.http.get(`${C}/current-api-session`, { session: r.body.data.token, expectStatus: 200 });
     expect(cur.body.data.id).toBe(r.body.data.id);
     expect(cur.body.data.identity.id).toBe(me.body.data.id);
+  });
+
+  it('keeps the config types asked for at login as ids: names resolved, unknown ones dropped, all as all', async () => {
+    const login = async (configTypes: string[]) => (await c.http.post(`${C}/authenticate?method=password`, { body: { ...ADMIN, configTypes }, expectStatus: 200 })).body.data;
+    const s = await login(['intercept.v1', 'NH5p4FpGR', 'no-such-type', 'g7cIWbcGg', 'host.v1']);
+    expect([...s.configTypes].sort()).toEqual(['NH5p4FpGR', 'g7cIWbcGg']);
+    const cur = await c.http.get(`${C}/current-api-session`, { session: s.token, expectStatus: 200 });
+    expect([...cur.body.data.configTypes].sort()).toEqual(['NH5p4FpGR', 'g7cIWbcGg']);
+    expect((await login(['intercept.v1', 'all'])).configTypes).toEqual(['all']);
+    expect((await login([])).configTypes).toEqual([]);
   });
 
   it('refuses bad credentials and unknown methods', async () => {

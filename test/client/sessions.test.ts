@@ -52,6 +52,16 @@ describe('sessions', () => {
     expect((await api.get(`/sessions/${s.id}/route-path`)).body.data).toEqual({ routePath: [] });
   });
 
+  // As MapSessionToRestModel in controller/internal/routes/session_api_model.go.
+  it('names the service policies that granted a session on the management API', async () => {
+    const { user, service, dial } = await network('named');
+    const s = (await createSession(user.token, { serviceId: service, type: 'Dial' })).body.data;
+    const ref = { id: dial, entity: 'service-policies', name: 'named-dial', _links: { self: { href: `./service-policies/${dial}` } } };
+    expect((await api.get(`/sessions/${s.id}`)).body.data.servicePolicies).toEqual([ref]);
+    const listed = (await api.get(`/sessions?filter=${encodeURIComponent(`id = "${s.id}"`)}`)).body.data;
+    expect(listed[0].servicePolicies).toEqual([ref]);
+  });
+
   it('refuses Bind without a Bind policy, an ungranted service, and bad input, naming the field', async () => {
     const { user, service } = await network('bind');
     const bind = await createSession(user.token, { serviceId: service, type: 'Bind' }, 400);

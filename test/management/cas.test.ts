@@ -74,6 +74,29 @@ describe('/cas', () => {
     expect((await api.post('/cas', body('same-cert', other.certPem), 400)).body.error.cause.field).toBe('certPem');
   });
 
+  // As tests/ca_test.go (Test_CA_ExternalIdClaim_Validation, "can not create a CA with externalIdClaim in email, scheme").
+  it('refuses an externalIdClaim that could never be read from a certificate, on create and on patch', async () => {
+    const other = await createTestCa('claims');
+    const claim = (c: Record<string, unknown>) => ({ location: 'COMMON_NAME', matcher: 'ALL', matcherCriteria: '', parser: 'NONE', parserCriteria: '', index: 0, ...c });
+    const invalid = [
+      claim({ location: 'SAN_EMAIL', matcher: 'SCHEME', matcherCriteria: '@example.org' }),
+      claim({ location: 'SAN_URI', matcher: 'PREFIX', matcherCriteria: 'acme:tenant:' }),
+      claim({ location: 'SAN_URI', matcher: 'SUFFIX', matcherCriteria: ':042' }),
+      claim({ location: 'SAN_URI', matcher: 'SCHEME' }),
+      claim({ matcher: 'PREFIX' }),
+      claim({ parser: 'SPLIT' }),
+    ];
+    for (const [i, externalIdClaim] of invalid.entries()) {
+      const r = await api.post('/cas', body(`bad-claim-${i}`, other.certPem, { externalIdClaim }), 400);
+      expect(r.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'externalIdClaim' } });
+    }
+    expect((await api.get(`/cas?filter=${encodeURIComponent('name contains "bad-claim-"')}`)).body.data).toEqual([]);
+
+    const id = (await api.post('/cas', body('good-claim', other.certPem, { externalIdClaim: claim({ location: 'SAN_EMAIL', matcher: 'SUFFIX', matcherCriteria: '@example.org' }) }))).body.data.id as string;
+    expect((await api.patch(`/cas/${id}`, { externalIdClaim: { matcher: 'SCHEME' } }, 400)).body.error.cause.field).toBe('externalIdClaim');
+    expect((await api.get(`/cas/${id}`)).body.data.externalIdClaim).toMatchObject({ location: 'SAN_EMAIL', matcher: 'SUFFIX' });
+  });
+
   it("refuses a certificate of the controller's own chain: every API session can get one signed by it", async () => {
     const own = c.running.caPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
     expect(own.length).toBeGreaterThanOrEqual(1);

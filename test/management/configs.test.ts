@@ -92,15 +92,18 @@ describe('configs', () => {
     expect(listed.body.data).toHaveLength(1);
   });
 
-  it('validates data against the type schema and names the failing path', async () => {
+  // As tests/config_test.go: the field is gojsonschema's, `(root)` for a missing required property.
+  it('validates data against the type schema and names the failing value as OpenZiti does', async () => {
     const missing = await post('/configs', { name: 'cfg-bad', configTypeId: type, data: { hostname: 'h' } }, 400);
-    expect(missing.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'data.port' } });
+    expect(missing.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: '(root)' } });
     const range = await post('/configs', { name: 'cfg-bad', configTypeId: type, data: { hostname: 'h', port: 70000 } }, 400);
-    expect(range.body.error.cause).toMatchObject({ field: 'data.port', value: 70000 });
+    expect(range.body.error.cause).toMatchObject({ field: 'port', value: 70000 });
     const nested = await post('/configs', { name: 'cfg-bad', configTypeId: type, data: { hostname: 'h', port: 1, ranges: [{ low: 'x' }] } }, 400);
-    expect(nested.body.error.cause.field).toBe('data.ranges.0.low');
+    expect(nested.body.error.cause.field).toBe('ranges.0.low');
     const extra = await post('/configs', { name: 'cfg-bad', configTypeId: type, data: { hostname: 'h', port: 1, other: 1 } }, 400);
-    expect(extra.body.error.cause.field).toBe('data.other');
+    expect(extra.body.error.cause.field).toBe('(root)');
+    const noData = await post('/configs', { name: 'cfg-bad', configTypeId: type }, 400);
+    expect(noData.body.error.cause.field).toBe('data');
     const list = await get(`/configs?filter=${encodeURIComponent('name = "cfg-bad"')}`);
     expect(list.body.data).toHaveLength(0);
   });
@@ -108,7 +111,7 @@ describe('configs', () => {
   it('validates updates too and leaves the config unchanged when they fail', async () => {
     const id = (await post('/configs', { name: 'cfg-upd', configTypeId: type, data: { hostname: 'h', port: 80 } })).body.data.id;
     const r = await patch(`/configs/${id}`, { data: { hostname: 'h', port: 'eighty' } }, 400);
-    expect(r.body.error.cause.field).toBe('data.port');
+    expect(r.body.error.cause.field).toBe('port');
     expect((await get(`/configs/${id}`)).body.data.data).toEqual({ hostname: 'h', port: 80 });
   });
 
@@ -116,12 +119,28 @@ describe('configs', () => {
     const ok = { protocols: ['tcp'], addresses: ['db.ziti', '10.0.0.0/8'], portRanges: [{ low: 5432, high: 5432 }] };
     await post('/configs', { name: 'cfg-intercept', configTypeId: 'g7cIWbcGg', data: ok });
     const bad = await post('/configs', { name: 'cfg-intercept-bad', configTypeId: 'g7cIWbcGg', data: { ...ok, protocols: ['icmp'] } }, 400);
-    expect(bad.body.error.cause.field).toBe('data.protocols.0');
+    expect(bad.body.error.cause.field).toBe('protocols.0');
   });
 
-  it('answers REFERENCED_ENTITY_NOT_FOUND for an unknown config type', async () => {
-    const r = await post('/configs', { name: 'cfg-x', configTypeId: 'nope', data: {} }, 400);
-    expect(r.body.error).toMatchObject({ code: 'REFERENCED_ENTITY_NOT_FOUND', cause: { field: 'configTypeId' } });
+  // As tests/config_test.go "create without type" / "create with invalid config type".
+  it('answers COULD_NOT_VALIDATE on `type` for an empty or unknown config type', async () => {
+    for (const configTypeId of ['', 'nope']) {
+      const r = await post('/configs', { name: 'cfg-x', configTypeId, data: { port: 22 } }, 400);
+      expect(r.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'type', value: configTypeId } });
+    }
+    expect((await get(`/configs?filter=${encodeURIComponent('name = "cfg-x"')}`)).body.data).toHaveLength(0);
+  });
+
+  // Regression: a `pattern` that backtracks exponentially held the policy service for minutes.
+  it('checks a catastrophic-backtracking pattern in milliseconds, and refuses patterns it cannot run in linear time', async () => {
+    const evil = (await post('/config-types', { name: 'ct-evil', schema: { type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } } } })).body.data.id;
+    const started = performance.now();
+    const r = await post('/configs', { name: 'cfg-evil', configTypeId: evil, data: { name: `${'a'.repeat(30)}b` } }, 400);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(r.body.error.cause.field).toBe('name');
+    await post('/configs', { name: 'cfg-evil', configTypeId: evil, data: { name: 'a'.repeat(30) } });
+    const look = await post('/config-types', { name: 'ct-lookahead', schema: { type: 'object', properties: { a: { type: 'string', pattern: '^(?=x)' } } } }, 400);
+    expect(look.body.error.cause.field).toBe('schema');
   });
 
   it('deletes a config a service uses, removing it from the service (as OpenZiti does)', async () => {

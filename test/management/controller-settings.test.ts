@@ -145,7 +145,7 @@ describe('controller settings', () => {
     await create({ controllerId: ctrl, oidc: { postLogoutUris: ['https://ok.example/out', 'no scheme'] } }, 'oidc.postLogoutUris.1');
     await create({ controllerId: ctrl, oidc: { redirectUris: [''] } }, 'oidc.redirectUris.0');
     await create({ controllerId: ctrl, oidc: 'on' }, 'oidc');
-    await create({ controllerId: ctrl, tags: { nested: { no: 1 } } }, 'tags.nested');
+    await create({ controllerId: ctrl, tags: 'not a map' }, 'tags');
     const notJson = await f.c.http.post(`${M}/controller-settings`, { body: [ctrl], session: f.admin, expectStatus: 400 });
     expect(notJson.body.error.code).toBe('COULD_NOT_PARSE_BODY');
     expect((await get('/controller-settings')).body.meta.pagination.totalCount).toBe(1);

@@ -75,6 +75,20 @@ describe('data integrity', () => {
     expect((await finished()).results).toEqual([]);
   });
 
+  it('finds routers holding a config that is gone, and takes it out when fixing', async () => {
+    const type = (await post('/config-types', { name: 'integrity-router.v1', schema: { type: 'object' }, target: 'router' })).body.data.id;
+    const config = (await post('/configs', { name: 'integrity-router-config', configTypeId: type, data: {} })).body.data.id;
+    const router = (await post('/edge-routers', { name: 'integrity-router', configs: [config] })).body.data.id;
+    await sql(`DELETE FROM "${c.prefix}_policy".configs WHERE id = $1`, [config]);
+
+    await post('/database/check-data-integrity', {}, 202);
+    const about = (await finished()).results.filter((r: { description: string }) => r.description.includes(config));
+    expect(about).toEqual([expect.objectContaining({ fixed: false, description: expect.stringContaining(router) })]);
+    await post('/database/fix-data-integrity', {}, 202);
+    await finished();
+    expect((await get(`/edge-routers/${router}`)).body.data.configs).toEqual([]);
+  });
+
   it('finds sessions whose API session is gone, and ends them when fixing', async () => {
     const user = await createPasswordIdentity(c, admin, 'integrity-session-user', 'session-password');
     await c.http.patch(`/edge/management/v1/identities/${user.id}`, { body: { roleAttributes: ['isess'] }, session: admin, expectStatus: 200 });

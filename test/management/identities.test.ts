@@ -43,6 +43,34 @@ describe('management identities', () => {
     expect(Date.parse(d.createdAt)).not.toBeNaN();
   });
 
+  // As tests/identity_test.go (appData {one: 1, two: 2}): tags and appData take any JSON value.
+  it('keeps numbers, booleans and nested values in tags and appData, and filters on them', async () => {
+    const tags = { n: 5, f: 1.5, b: true, s: 'x', none: null, nested: { list: [1, 'two', { three: 3 }] } };
+    const appData = { one: 1, two: 2, deep: { on: false } };
+    const id = await create({ name: 'any-json-tags', type: 'User', isAdmin: false, tags, appData });
+    expect((await c.http.get(`${M}/identities/${id}`, { session: admin, expectStatus: 200 })).body.data).toMatchObject({ tags, appData });
+    await c.http.patch(`${M}/identities/${id}`, { body: { tags: { ...tags, n: 6 } }, session: admin, expectStatus: 200 });
+    const ids = async (filter: string) => (await c.http.get(`${M}/identities?filter=${encodeURIComponent(filter)}`, { session: admin, expectStatus: 200 }))
+      .body.data.map((i: { id: string }) => i.id);
+    expect(await ids('tags.n = 6')).toEqual([id]);
+    expect(await ids('tags.n > 5.5 and tags.f < 2')).toEqual([id]);
+    expect(await ids('tags.b = true')).toEqual([id]);
+    expect(await ids('tags.s = "x" and tags.n = 6')).toEqual([id]);
+    expect(await ids('tags.n = 5')).toEqual([]);
+    for (const path of ['/services', '/edge-routers', '/service-policies', '/posture-checks']) {
+      const body = {
+        '/services': { name: 'any-json-svc', encryptionRequired: true, tags },
+        '/edge-routers': { name: 'any-json-er', tags, appData },
+        '/service-policies': { name: 'any-json-sp', type: 'Dial', semantic: 'AnyOf', tags },
+        '/posture-checks': { name: 'any-json-pc', typeId: 'DOMAIN', domains: ['a.example'], tags },
+      }[path];
+      const made = (await c.http.post(`${M}${path}`, { body, session: admin, expectStatus: 201 })).body.data.id as string;
+      const read = (await c.http.get(`${M}${path}/${made}`, { session: admin, expectStatus: 200 })).body.data;
+      expect(read.tags).toEqual(tags);
+      if (path === '/edge-routers') expect(read.appData).toEqual(appData);
+    }
+  });
+
   it('lists with pagination meta and clamps limit to 500', async () => {
     for (let i = 0; i < 3; i++) await create({ name: `page-${i}`, type: 'User', isAdmin: false });
     const all = await c.http.get(`${M}/identities?limit=1000`, { session: admin, expectStatus: 200 });
@@ -81,7 +109,7 @@ describe('management identities', () => {
       [{ name: 'x', type: 'User', isAdmin: 'yes' }, 'isAdmin'],
       [{ name: 'x', type: 'User', isAdmin: false, defaultHostingCost: 70000 }, 'defaultHostingCost'],
       [{ name: 'x', type: 'User', isAdmin: false, roleAttributes: ['#bad'] }, 'roleAttributes'],
-      [{ name: 'x', type: 'User', isAdmin: false, tags: { n: 5 } }, 'tags.n'],
+      [{ name: 'x', type: 'User', isAdmin: false, tags: ['n'] }, 'tags'],
     ];
     const before = (await c.http.get(`${M}/identities`, { session: admin, expectStatus: 200 })).body.meta.pagination.totalCount;
     for (const [body, field] of cases) {

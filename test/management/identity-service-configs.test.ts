@@ -56,6 +56,17 @@ describe('identity service configs', () => {
     await c.http.get('/edge/management/v1/identities/nope/service-configs', { session: admin, expectStatus: 404 });
   });
 
+  // As IdentityManager.ApplyUpdateServiceConfigs (controller/model/identity_manager.go).
+  it('refuses a config whose type does not target services, on serviceConfigs, and changes nothing', async () => {
+    const routerType = (await post('/config-types', { name: 'isc-router.v1', schema: { type: 'object' }, target: 'router' })).body.data.id;
+    const forRouters = (await post('/configs', { name: 'isc-router-cfg', configTypeId: routerType, data: {} })).body.data.id;
+    const svc = (await post('/services', { name: 'isc-target-svc', encryptionRequired: true })).body.data.id;
+    const id = (await post('/identities', { name: 'isc-target', type: 'User', isAdmin: false })).body.data.id;
+    const r = await c.http.post(`/edge/management/v1/identities/${id}/service-configs`, { body: [{ serviceId: svc, configId: forRouters }], session: admin, expectStatus: 400 });
+    expect(r.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'serviceConfigs' } });
+    expect((await get(`/identities/${id}/service-configs`)).body.data).toEqual([]);
+  });
+
   it('takes a body naming one service and config type twice: the later entry wins', async () => {
     const type = (await post('/config-types', { name: 'isc-dup.v1', schema: { type: 'object' } })).body.data.id;
     const first = (await post('/configs', { name: 'isc-dup-1', configTypeId: type, data: {} })).body.data.id;

@@ -36,9 +36,10 @@ describe('service policies', () => {
     const id = (await post('/service-policies', body)).body.data.id;
     let d = (await get(`/service-policies/${id}`)).body.data;
     expect(d).toMatchObject({ ...body, postureCheckRoles: [`@${check}`] });
-    expect(d.identityRolesDisplay).toEqual([{ role: '#sp-eu', name: '#sp-eu' }, { role: `@${identity}`, name: 'sp-ident' }]);
-    expect(d.serviceRolesDisplay).toEqual([{ role: `@${service}`, name: 'sp-svc' }]);
-    expect(d.postureCheckRolesDisplay).toEqual([{ role: `@${check}`, name: 'sp-check' }]);
+    // As GetNamedIdentityRoles in controller/internal/routes: an `@id` role is shown as `@<name>`.
+    expect(d.identityRolesDisplay).toEqual([{ role: '#sp-eu', name: '#sp-eu' }, { role: `@${identity}`, name: '@sp-ident' }]);
+    expect(d.serviceRolesDisplay).toEqual([{ role: `@${service}`, name: '@sp-svc' }]);
+    expect(d.postureCheckRolesDisplay).toEqual([{ role: `@${check}`, name: '@sp-check' }]);
     await put(`/service-policies/${id}`, { name: 'sp-full-2', type: 'Dial', semantic: 'AllOf' });
     d = (await get(`/service-policies/${id}`)).body.data;
     expect(d).toMatchObject({ name: 'sp-full-2', type: 'Dial', semantic: 'AllOf', identityRoles: [], serviceRoles: [], postureCheckRoles: [], tags: {} });
@@ -89,7 +90,7 @@ describe('edge router policies and service edge router policies', () => {
     const erp = (await post('/edge-router-policies', { name: 'erp', semantic: 'AnyOf', identityRoles: ['#erp'], edgeRouterRoles: ['@erp-router', '#public'], tags: { a: 'b' } })).body.data.id;
     const d = (await get(`/edge-router-policies/${erp}`)).body.data;
     expect(d).toMatchObject({ name: 'erp', semantic: 'AnyOf', identityRoles: ['#erp'], edgeRouterRoles: [`@${router}`, '#public'], isSystem: false, tags: { a: 'b' } });
-    expect(d.edgeRouterRolesDisplay).toEqual([{ role: `@${router}`, name: 'erp-router' }, { role: '#public', name: '#public' }]);
+    expect(d.edgeRouterRolesDisplay).toEqual([{ role: `@${router}`, name: '@erp-router' }, { role: '#public', name: '#public' }]);
     expect((await get(`/edge-router-policies/${erp}/identities`)).body.data.map((x: { id: string }) => x.id)).toEqual([identity]);
     expect((await get(`/edge-router-policies/${erp}/edge-routers`)).body.data.map((x: { id: string }) => x.id)).toEqual([router]);
     expect((await post('/edge-router-policies', { name: 'erp-unknown', semantic: 'AllOf', edgeRouterRoles: ['@no-router'] }, 400)).body.error.cause.field).toBe('edgeRouterRoles[0]');
@@ -102,7 +103,7 @@ describe('edge router policies and service edge router policies', () => {
     const serp = (await post('/service-edge-router-policies', { name: 'serp', semantic: 'AllOf', serviceRoles: ['@serp-svc'], edgeRouterRoles: ['#all'] })).body.data.id;
     const s = (await get(`/service-edge-router-policies/${serp}`)).body.data;
     expect(s).toMatchObject({ name: 'serp', semantic: 'AllOf', serviceRoles: [`@${svc}`], edgeRouterRoles: ['#all'], tags: {} });
-    expect(s.serviceRolesDisplay).toEqual([{ role: `@${svc}`, name: 'serp-svc' }]);
+    expect(s.serviceRolesDisplay).toEqual([{ role: `@${svc}`, name: '@serp-svc' }]);
     await put(`/service-edge-router-policies/${serp}`, { name: 'serp-2', semantic: 'AnyOf', serviceRoles: ['#x'] });
     expect((await get(`/service-edge-router-policies/${serp}`)).body.data).toMatchObject({ name: 'serp-2', semantic: 'AnyOf', serviceRoles: ['#x'], edgeRouterRoles: [] });
     expect((await post('/service-edge-router-policies', { name: 'serp-bad', semantic: 'AllOf', serviceRoles: ['#all', '#x'] }, 400)).body.error.cause.field).toBe('serviceRoles');

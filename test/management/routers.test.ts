@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { contracts } from '@edge/proto';
 import { createRpcClient } from '@edge/rpc';
 import { useController, type TestController } from '../support/controller.js';
+import { eventually } from '../support/eventually.js';
 
 const M = '/edge/management/v1';
 let c: TestController;
@@ -55,6 +56,42 @@ describe('edge routers', () => {
     await bad({ name: 'x', roleAttributes: ['#no'] }, 'roleAttributes');
     await create('transit-routers', { name: 'shared-name' });
     await bad({ name: 'shared-name' }, 'name');
+  });
+
+  // As validateRouterConfigs (controller/model/router_model.go): configs of router-targeted types, one per type.
+  it('stores the configs of edge and transit routers, refusing configs that do not target routers', async () => {
+    const post = async (path: string, body: unknown) => (await c.http.post(`${M}/${path}`, { body, session: admin, expectStatus: 201 })).body.data.id as string;
+    const routerType = await post('config-types', { name: 'er-cfg.v1', schema: { type: 'object' }, target: 'router' });
+    const otherRouterType = await post('config-types', { name: 'er-cfg-other.v1', schema: { type: 'object' }, target: 'router' });
+    const serviceType = await post('config-types', { name: 'er-svc-cfg.v1', schema: { type: 'object' } });
+    const one = await post('configs', { name: 'er-cfg-1', configTypeId: routerType, data: { a: 1 } });
+    const two = await post('configs', { name: 'er-cfg-2', configTypeId: routerType, data: { a: 2 } });
+    const other = await post('configs', { name: 'er-cfg-3', configTypeId: otherRouterType, data: {} });
+    const forServices = await post('configs', { name: 'er-svc-cfg', configTypeId: serviceType, data: {} });
+
+    const id = await create('edge-routers', { name: 'er-configs', configs: [one, other] });
+    expect((await get(`edge-routers/${id}`)).body.data.configs).toEqual([one, other]);
+    await c.http.patch(`${M}/edge-routers/${id}`, { body: { cost: 3 }, session: admin, expectStatus: 200 });
+    expect((await get(`edge-routers/${id}`)).body.data).toMatchObject({ cost: 3, configs: [one, other] });
+    await c.http.patch(`${M}/edge-routers/${id}`, { body: { configs: [two] }, session: admin, expectStatus: 200 });
+    expect((await get(`edge-routers/${id}`)).body.data.configs).toEqual([two]);
+
+    for (const configs of [[forServices], [one, two], [one, one], ['no-such-config']]) {
+      const r = await c.http.post(`${M}/edge-routers`, { body: { name: 'er-configs-bad', configs }, session: admin, expectStatus: 400 });
+      expect(r.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'configs' } });
+      const p = await c.http.patch(`${M}/edge-routers/${id}`, { body: { configs }, session: admin, expectStatus: 400 });
+      expect(p.body.error.cause.field).toBe('configs');
+    }
+    expect((await get(`edge-routers?filter=${enc('name = "er-configs-bad"')}`)).body.data).toEqual([]);
+    expect((await get(`edge-routers/${id}`)).body.data.configs).toEqual([two]);
+
+    const transit = await create('transit-routers', { name: 'tr-configs', configs: [other] });
+    expect((await get(`transit-routers/${transit}`)).body.data.configs).toEqual([other]);
+    await c.http.put(`${M}/transit-routers/${transit}`, { body: { name: 'tr-configs', configs: [forServices] }, session: admin, expectStatus: 400 });
+
+    // A deleted config leaves the routers that held it, as OpenZiti's foreign-key sets.
+    await c.http.delete(`${M}/configs/${other}`, { session: admin, expectStatus: 200 });
+    await eventually(async () => (await get(`transit-routers/${transit}`)).body.data.configs.length === 0);
   });
 
   it('gives a tunneler-enabled edge router an identity of type Router, kept in step', async () => {

@@ -59,6 +59,21 @@ describe('management services', () => {
     expect((await post('/services', { name: 'svc-dup', encryptionRequired: true }, 400)).body.error.cause.field).toBe('name');
   });
 
+  // As EdgeService.validateConfigs (controller/model/edge_service_model.go).
+  it('refuses one config twice and a config whose type targets routers, on configs, also on update', async () => {
+    const routerType = (await post('/config-types', { name: 'svc-router-type', schema: { type: 'object' }, target: 'router' })).body.data.id;
+    const forRouters = (await post('/configs', { name: 'svc-router-cfg', configTypeId: routerType, data: {} })).body.data.id;
+    for (const configs of [[cfgA, cfgA], [forRouters], [cfgA, forRouters]]) {
+      const r = await post('/services', { name: 'svc-target', encryptionRequired: true, configs }, 400);
+      expect(r.body.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', cause: { field: 'configs' } });
+    }
+    expect((await get(`/services?filter=${enc('name = "svc-target"')}`)).body.data).toHaveLength(0);
+    const id = (await post('/services', { name: 'svc-target', encryptionRequired: true, configs: [cfgA] })).body.data.id;
+    expect((await patch(`/services/${id}`, { configs: [forRouters] }, 400)).body.error.cause.field).toBe('configs');
+    expect((await put(`/services/${id}`, { name: 'svc-target', configs: [cfgB, cfgB] }, 400)).body.error.cause.field).toBe('configs');
+    expect((await get(`/services/${id}`)).body.data.configs).toEqual([cfgA]);
+  });
+
   it('filters with ZitiQL and role filters, and lists the distinct role attributes', async () => {
     await post('/services', { name: 'rf-web', encryptionRequired: true, roleAttributes: ['rf-web'] });
     const webDb = (await post('/services', { name: 'rf-web-db', encryptionRequired: true, roleAttributes: ['rf-web', 'rf-db'] })).body.data.id;

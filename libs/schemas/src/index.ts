@@ -5,8 +5,11 @@
 import { z } from 'zod';
 import { ZitiError, fieldError } from '@edge/errors';
 
-/** `tags` / `appData`: a map whose values are strings, booleans or null (WIRE.md). */
-export const tags = z.record(z.string(), z.union([z.string(), z.boolean(), z.null()]));
+/**
+ * `tags` / `appData`: a map whose values may be any JSON value (numbers, booleans, null, nested
+ * objects and arrays), as OpenZiti's `tags` (map[string]interface{}) takes them.
+ */
+export const tags = z.record(z.string(), z.json());
 
 /** `attributes`: role attributes; null is accepted and means none. */
 export const attributes = z.array(z.string().min(1).max(1000)).max(1000).nullable();

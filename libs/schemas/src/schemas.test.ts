@@ -27,7 +27,11 @@ describe('parseBody', () => {
   const schema = z.object({ name: z.string(), tags: tags.optional() });
   it('names the field at fault', () => {
     expect(code(() => parseBody(schema, {}))).toEqual({ code: 'COULD_NOT_VALIDATE', field: 'name' });
-    expect(code(() => parseBody(schema, { name: 'x', tags: { a: 1 } }))).toEqual({ code: 'COULD_NOT_VALIDATE', field: 'tags.a' });
+    expect(code(() => parseBody(schema, { name: 'x', tags: ['a'] }))).toEqual({ code: 'COULD_NOT_VALIDATE', field: 'tags' });
+  });
+  it('takes any JSON value in tags, as OpenZiti does', () => {
+    const any = { n: 1, b: false, s: 's', z: null, o: { l: [1, 'x', { y: true }] } };
+    expect(parseBody(schema, { name: 'x', tags: any })).toEqual({ name: 'x', tags: any });
   });
   it('refuses bodies that are not objects', () => {
     for (const b of [undefined, null, 'text', [1]]) expect(code(() => parseBody(schema, b))?.code).toBe('COULD_NOT_PARSE_BODY');

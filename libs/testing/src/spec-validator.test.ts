@@ -143,6 +143,21 @@ describe('loadSpecValidator', () => {
     expect(errors.some((e) => e.startsWith('/data/0/name must be string'))).toBe(true);
   });
 
+  it('checks a discriminated value against the subtype its discriminator names', () => {
+    const failure = (check: Record<string, unknown>) => ({
+      data: [{ apiSessionId: 'a', serviceId: 's', serviceName: 'n', sessionType: 'Dial', when: '2024-01-01T00:00:00Z', policyFailures: [{ policyId: 'p', policyName: 'q', checks: [check] }] }],
+      meta: {},
+    });
+    const path = `${M}/identities/abc123/failed-service-requests`;
+    const base = { postureCheckId: 'c', postureCheckName: 'n', postureCheckType: 'DOMAIN' };
+    expect(v.validate('management', 'GET', path, 200, failure(base))).toEqual([
+      expect.stringContaining("must have required property 'actualValue'"), expect.stringContaining("must have required property 'expectedValue'"),
+    ]);
+    expect(v.validate('management', 'GET', path, 200, failure({ ...base, actualValue: 'x.example', expectedValue: ['corp.example'] }))).toEqual([]);
+    expect(v.validate('management', 'GET', path, 200, failure({ ...base, actualValue: ['x'], expectedValue: ['corp.example'] }))).not.toEqual([]);
+    expect(v.validate('management', 'GET', path, 200, failure({ ...base, postureCheckType: 'NO_SUCH_TYPE' }))).toEqual([]);
+  });
+
   it('passes a list envelope with int pagination', () => {
     const body = {
       data: [identityDetail()],

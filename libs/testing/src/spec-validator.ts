@@ -302,6 +302,7 @@ function loadSpec(api: EdgeApi, file: string): LoadedSpec {
   for (const [name, def] of Object.entries(doc.definitions ?? {})) {
     definitions[name] = convertSchema(def, schemaId, false);
   }
+  addDiscriminators(doc.definitions ?? {}, definitions, schemaId);
   ajv.addSchema({ $id: schemaId, definitions }, schemaId);
 
   const routes: CompiledRoute[] = [];
@@ -332,6 +333,35 @@ function loadSpec(api: EdgeApi, file: string): LoadedSpec {
   };
 }
 
+/**
+ * go-swagger's polymorphism: a value of a definition with a `discriminator` is read as the
+ * subtype (a definition extending it with `allOf`) that its discriminator property names by the
+ * subtype's `x-class` (else its name), and must satisfy that subtype (e.g. a failed posture check
+ * of type DOMAIN is a `postureCheckFailureDomain`, with `actualValue` and `expectedValue`). The
+ * base becomes "the base, and for each subtype: if the property names it, that subtype"; the
+ * subtypes extend a plain copy of the base (`<base>__base`). A value naming no subtype is checked
+ * against the base alone.
+ */
+function addDiscriminators(raw: Record<string, unknown>, converted: Json, schemaId: string): void {
+  const ref = (name: string) => `${schemaId}#/definitions/${name}`;
+  for (const [base, def] of Object.entries(raw)) {
+    const prop = (def as Json | null)?.discriminator;
+    if (typeof prop !== 'string') continue;
+    const plain = `${base}__base`;
+    const cases: Json[] = [];
+    for (const [name, sub] of Object.entries(raw)) {
+      const allOf = (sub as Json | null)?.allOf;
+      if (!Array.isArray(allOf) || !allOf.some((p) => (p as Json | null)?.$ref === `#/definitions/${base}`)) continue;
+      const subtype = converted[name] as Json;
+      subtype.allOf = (subtype.allOf as Json[]).map((p) => (p.$ref === ref(base) ? { $ref: ref(plain) } : p));
+      const value = (sub as Json)['x-class'] ?? name;
+      cases.push({ if: { properties: { [prop]: { const: value } }, required: [prop] }, then: { $ref: ref(name) } });
+    }
+    converted[plain] = converted[base];
+    converted[base] = { allOf: [{ $ref: ref(plain) }, ...cases] };
+  }
+}
+
 function compiledFor(spec: LoadedSpec, route: CompiledRoute, statusKey: string): ValidateFunction | null {
   const cacheKey = `${route.method} ${route.template} ${statusKey}`;
   if (spec.validators.has(cacheKey)) return spec.validators.get(cacheKey) ?? null;
@@ -349,8 +379,9 @@ function compiledFor(spec: LoadedSpec, route: CompiledRoute, statusKey: string):
  * - only `date-time` formats are kept (`uri` hrefs are relative on the wire; int64 etc. are
  *   type refinements go-swagger does not check);
  * - a bare `type: object` map value (`additionalProperties: {type: object}`) is go-swagger's
- *   `interface{}` and accepts anything (tag values are strings, booleans or null);
- * - `discriminator`, `readOnly`, `example` and `x-*` extensions are dropped.
+ *   `interface{}` and accepts anything (a tag value is any JSON value);
+ * - `readOnly`, `example` and `x-*` extensions are dropped, and so is `discriminator` (its
+ *   subtypes are dispatched by addDiscriminators).
  */
 function convertSchema(schema: unknown, schemaId: string, mapValue: boolean): unknown {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
@@ -493,6 +524,8 @@ function formatErrors(errors: ErrorObject[]): string[] {
   for (const e of errors) {
     // The anyOf produced by x-nullable repeats the real problem; keep the inner ones.
     if (e.keyword === 'anyOf') continue;
+    // A subtype's failure (addDiscriminators) comes with an `if` error that says only that.
+    if (e.keyword === 'if') continue;
     if (e.keyword === 'type' && (e.params as { type?: string }).type === 'null') continue;
     const at = e.instancePath || '(root)';
     let msg = `${at} ${e.message ?? e.keyword}`;

@@ -50,7 +50,7 @@ export function planIdentityImport(data: { identities?: readonly BulkIdentity[];
   const routers = (data.edgeRouters ?? []).map((x, i) => atPath(`edgeRouters[${i}]`, () => {
     const input: RouterInput = {
       name: x.name, roleAttributes: x.roleAttributes ?? [], tags: x.tags ?? {}, appData: {}, cost: x.cost ?? 0,
-      noTraversal: false, disabled: false, isTunnelerEnabled: false, ctrlChanListeners: {},
+      noTraversal: false, disabled: false, isTunnelerEnabled: false, ctrlChanListeners: {}, configs: [],
     };
     validateRouterInput(input);
     return { id: x.id ?? newId(), input };

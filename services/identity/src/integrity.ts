@@ -1,7 +1,9 @@
 /**
  * The identity service's part of a data integrity check: identities' own service configs naming
- * services or configs the policy service no longer has. Fixing removes those assignments.
+ * services or configs the policy service no longer has, and routers holding configs it no longer
+ * has. Fixing removes those assignments.
  */
+import type { RouterStore } from './router-store.js';
 import type { ServiceConfigStore } from './service-config-store.js';
 
 /** Which of these service and config ids exist, as the policy service answers. */
@@ -10,9 +12,13 @@ export interface PolicyLookup {
   existingConfigs(ids: string[]): Promise<Set<string>>;
 }
 
-/** Checks (and optionally repairs) dangling service config assignments. */
-export function createIntegrityCheck(store: Pick<ServiceConfigStore, 'all' | 'remove'>, policy: PolicyLookup) {
-  return async function check(fix: boolean): Promise<Array<{ description: string; fixed: boolean }>> {
+type Issue = { description: string; fixed: boolean };
+
+/** Checks (and optionally repairs) dangling service config assignments and router configs. */
+export function createIntegrityCheck(
+  store: Pick<ServiceConfigStore, 'all' | 'remove'>, routers: Pick<RouterStore, 'withConfigs' | 'removeConfig'>, policy: PolicyLookup,
+) {
+  const assignments = async (fix: boolean): Promise<Issue[]> => {
     const all = await store.all();
     const [services, configs] = await Promise.all([
       policy.existingServices([...new Set(all.map((a) => a.serviceId))]),
@@ -25,5 +31,22 @@ export function createIntegrityCheck(store: Pick<ServiceConfigStore, 'all' | 're
       issues.push({ description: `identity: service config of identity ${a.identityId} names ${what}, which does not exist`, fixed: fix });
     }
     return issues;
+  };
+
+  const routerConfigs = async (fix: boolean): Promise<Issue[]> => {
+    const held = await routers.withConfigs();
+    const existing = await policy.existingConfigs([...new Set(held.flatMap((r) => r.configs))]);
+    const issues = [];
+    for (const r of held) {
+      for (const configId of r.configs.filter((id) => !existing.has(id))) {
+        issues.push({ description: `identity: ${r.kind} router ${r.id} holds config ${configId}, which does not exist`, fixed: fix });
+      }
+    }
+    if (fix) for (const gone of new Set(held.flatMap((r) => r.configs).filter((id) => !existing.has(id)))) await routers.removeConfig(gone);
+    return issues;
+  };
+
+  return async function check(fix: boolean): Promise<Issue[]> {
+    return [...(await assignments(fix)), ...(await routerConfigs(fix))];
   };
 }

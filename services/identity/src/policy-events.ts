@@ -1,25 +1,45 @@
 /**
- * An identity's own service configs go with the service or config they name (both owned by the
- * policy service). Consumers are durable and idempotent; the integrity check reports (and fixes)
+ * An identity's own service configs go with the service or config they name, and a router's
+ * configs with the config (both owned by the policy service), as OpenZiti's foreign-key sets
+ * unlink them. Consumers are durable and idempotent; the integrity check reports (and fixes)
  * whatever was deleted while no replica ran.
  */
 import type { Bus, Subscription } from '@edge/bus';
 import type { Logger } from '@edge/logging';
+import type { IdentityEvents } from './events.js';
+import type { RouterStore } from './router-store.js';
 import type { ServiceConfigStore } from './service-config-store.js';
 
 const CONSUMER_GROUP = 'identity';
 
+/** What the consumers change. */
+export interface PolicyConsumerDeps {
+  serviceConfigs: ServiceConfigStore;
+  routers: Pick<RouterStore, 'removeConfig'>;
+  events: Pick<IdentityEvents, 'routerUpdated'>;
+  log: Logger;
+}
+
 /** Starts the consumers; the caller unsubscribes them on stop. */
-export async function startPolicyConsumers(bus: Bus, serviceConfigs: ServiceConfigStore, log: Logger): Promise<Subscription[]> {
-  const on = (subject: string, column: 'service_id' | 'config_id') =>
+export async function startPolicyConsumers(bus: Bus, { serviceConfigs, routers, events, log }: PolicyConsumerDeps): Promise<Subscription[]> {
+  const on = (subject: string, handle: (id: string) => Promise<void>) =>
     bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
       if (typeof id !== 'string' || id === '') {
         log.warn({ subject: msg.subject }, 'event without an id, ignored');
         return;
       }
-      const removed = await serviceConfigs.removeNaming(column, id);
-      if (removed > 0) log.info({ subject: msg.subject, id, removed }, 'identity service configs removed with what they named');
+      await handle(id);
     });
-  return Promise.all([on('edge.policy.service.deleted', 'service_id'), on('edge.policy.config.deleted', 'config_id')]);
+  const dropAssignments = async (column: 'service_id' | 'config_id', id: string) => {
+    const removed = await serviceConfigs.removeNaming(column, id);
+    if (removed > 0) log.info({ column, id, removed }, 'identity service configs removed with what they named');
+  };
+  return Promise.all([
+    on('edge.policy.service.deleted', (id) => dropAssignments('service_id', id)),
+    on('edge.policy.config.deleted', async (id) => {
+      await dropAssignments('config_id', id);
+      for (const router of await routers.removeConfig(id)) await events.routerUpdated(router);
+    }),
+  ]);
 }

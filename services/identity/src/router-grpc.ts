@@ -14,11 +14,20 @@ import type { IdentityStore } from './store.js';
 import type { EnrollmentClient } from './enrollments.js';
 
 type Handlers = AsyncHandlers<IdentityServiceHandlers>;
+
+/**
+ * Checks the configs a router is to hold, by asking the policy service (their owner): each must
+ * exist, target routers, and be the router's only one of its type. Asked before the write, never
+ * inside its transaction.
+ */
+export type RouterConfigCheck = (configIds: string[]) => Promise<void>;
 export type RouterHandlers = Pick<Handlers, 'CreateRouter' | 'GetRouter' | 'ListRouters' | 'UpdateRouter' | 'DeleteRouter' | 'ListEdgeRouterRoleAttributes' | 'MatchEdgeRouters'
   | 'SetRouterCertificate' | 'ReEnrollRouter'>;
 
 /** Builds the router handlers; router identities are announced as identity events. */
-export function createRouterHandlers(routers: RouterStore, identities: IdentityStore, events: IdentityEvents, enrollments: EnrollmentClient): RouterHandlers {
+export function createRouterHandlers(
+  routers: RouterStore, identities: IdentityStore, events: IdentityEvents, enrollments: EnrollmentClient, checkConfigs: RouterConfigCheck,
+): RouterHandlers {
   const announce = async (w: RouterWrite, change: 'routerCreated' | 'routerUpdated' | 'routerDeleted') => {
     await events[change](w.router);
     if (w.identityChange === 'deleted') return events.deleted(identityOf(w.router));
@@ -33,6 +42,7 @@ export function createRouterHandlers(routers: RouterStore, identities: IdentityS
       const kind = routerKind(req.kind);
       const input = routerFieldsToInput(req.fields);
       validateRouterInput(input);
+      if (input.configs.length > 0) await checkConfigs(input.configs);
       const written = await routers.insert(newId(), kind, input);
       try {
         // as edge_router_manager.go: a new router comes with its enrollment, or not at all
@@ -64,6 +74,8 @@ export function createRouterHandlers(routers: RouterStore, identities: IdentityS
       const current = await routers.get(kind, req.id);
       const next = applyRouterUpdate(current, routerFieldsToInput(req.fields), req.updateMask);
       validateRouterInput(next);
+      // As validateRouterConfigs: checked when the update sets them.
+      if (req.updateMask.includes('configs') && next.configs.length > 0) await checkConfigs(next.configs);
       await announce(await routers.update(kind, req.id, next), 'routerUpdated');
       return {};
     },

@@ -18,6 +18,7 @@ export function routerFieldsToInput(f: pb.RouterFields__Output | null | undefine
     disabled: x.disabled ?? false,
     isTunnelerEnabled: x.isTunnelerEnabled ?? false,
     ctrlChanListeners: parseJson('ctrlChanListeners', x.ctrlChanListenersJson),
+    configs: x.configs ?? [],
   };
 }
 
@@ -28,6 +29,6 @@ export function routerToProto(r: Router): pb.Router {
     cost: r.cost, noTraversal: r.noTraversal, disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled, isVerified: r.isVerified,
     fingerprint: r.fingerprint ?? undefined, certPem: r.certPem ?? undefined, unverifiedFingerprint: r.unverifiedFingerprint ?? undefined,
     unverifiedCertPem: r.unverifiedCertPem ?? undefined, hostname: r.hostname, supportedProtocolsJson: JSON.stringify(r.supportedProtocols),
-    ctrlChanListenersJson: JSON.stringify(r.ctrlChanListeners), createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
+    ctrlChanListenersJson: JSON.stringify(r.ctrlChanListeners), configs: r.configs, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
   };
 }

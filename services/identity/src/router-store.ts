@@ -33,6 +33,7 @@ export interface RoutersTable {
   hostname: ColumnType<string, string | undefined, string>;
   supported_protocols: ColumnType<Json, string | undefined, string>;
   ctrl_chan_listeners: Json;
+  configs: ColumnType<string[], string[] | undefined, string[]>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -49,6 +50,7 @@ export const ROUTER_FIELDS: FieldMap = {
   isVerified: field.bool('is_verified'),
   fingerprint: field.string('fingerprint', { nullable: true }),
   hostname: field.string('hostname'),
+  configs: field.set('configs'),
 };
 
 /** The columns role lists match edge routers on. */
@@ -59,7 +61,7 @@ function toDomain(r: Selectable<RoutersTable>): Router {
     id: r.id, kind: r.kind, name: r.name, roleAttributes: r.role_attributes, tags: r.tags, appData: r.app_data, cost: r.cost,
     noTraversal: r.no_traversal, disabled: r.disabled, isTunnelerEnabled: r.is_tunneler_enabled, isVerified: r.is_verified,
     fingerprint: r.fingerprint, certPem: r.cert_pem, unverifiedFingerprint: r.unverified_fingerprint, unverifiedCertPem: r.unverified_cert_pem,
-    hostname: r.hostname, supportedProtocols: r.supported_protocols, ctrlChanListeners: r.ctrl_chan_listeners,
+    hostname: r.hostname, supportedProtocols: r.supported_protocols, ctrlChanListeners: r.ctrl_chan_listeners, configs: r.configs,
     createdAt: r.created_at, updatedAt: r.updated_at,
   };
 }
@@ -68,7 +70,7 @@ function toRow(i: RouterInput) {
   return {
     name: i.name, role_attributes: i.roleAttributes, tags: JSON.stringify(i.tags) as unknown as Json, app_data: JSON.stringify(i.appData) as unknown as Json,
     cost: i.cost, no_traversal: i.noTraversal, disabled: i.disabled, is_tunneler_enabled: i.isTunnelerEnabled,
-    ctrl_chan_listeners: JSON.stringify(i.ctrlChanListeners) as unknown as Json,
+    ctrl_chan_listeners: JSON.stringify(i.ctrlChanListeners) as unknown as Json, configs: i.configs,
   };
 }
 
@@ -167,6 +169,19 @@ export function createRouterStore(db: Kysely<IdentityDb>) {
         .where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
       if (!row) throw notFound(kind === 'edge' ? 'edge router' : 'transit router', id);
       return { router: toDomain(row) };
+    },
+
+    /** Takes a deleted config out of every router holding it; the routers it changed. */
+    async removeConfig(configId: string): Promise<Router[]> {
+      const rows = await db.updateTable('routers')
+        .set({ configs: sql<string[]>`array_remove(configs, ${configId}::text)`, updated_at: sql<Date>`date_trunc('milliseconds', now())` })
+        .where(sql<boolean>`${configId}::text = any(configs)`).returningAll().execute();
+      return rows.map(toDomain);
+    },
+
+    /** Every router holding a config (the integrity check). */
+    async withConfigs(): Promise<Array<{ kind: RouterKind; id: string; configs: string[] }>> {
+      return db.selectFrom('routers').select(['kind', 'id', 'configs']).where(sql<boolean>`cardinality(configs) > 0`).execute();
     },
 
     async listRoleAttributes(plan: ListPlan): Promise<{ items: string[]; total: number }> {

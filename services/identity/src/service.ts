@@ -30,14 +30,17 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
     const enrollments = createEnrollmentClient(pki);
     const policy = createRpcClient(contracts.policy(), ctx.config.grpc.targets.policy, { deadlineMs: ctx.config.grpc.deadlineMs });
     const serviceConfigs = createServiceConfigStore(db);
-    const checkIntegrity = createIntegrityCheck(serviceConfigs, createPolicyLookup(policy));
+    const routers = createRouterStore(db);
+    const checkIntegrity = createIntegrityCheck(serviceConfigs, routers, createPolicyLookup(policy));
     server.add<IdentityServiceHandlers>(contracts.identity(), {
       ...createIdentityHandlers(store, events, createAuthPolicyLookup(auth), enrollments),
-      ...createRouterHandlers(createRouterStore(db), store, events, enrollments),
+      ...createRouterHandlers(routers, store, events, enrollments, async (configIds) => {
+        await policy.checkConfigs({ configIds, holder: 'router' });
+      }),
       ...createServiceConfigHandlers(serviceConfigs),
       CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
     });
-    const consumers = await startPolicyConsumers(ctx.bus, serviceConfigs, ctx.log);
+    const consumers = await startPolicyConsumers(ctx.bus, { serviceConfigs, routers, events, log: ctx.log });
     return async () => {
       await Promise.all(consumers.map((c) => c.unsubscribe()));
       auth.close();

@@ -121,6 +121,9 @@ describe('events', () => {
     const { id } = await h.client.createServicePolicy({ fields: { name: 'by-name', type: 'Dial', semantic: 'AllOf', identityRoles: ['@alice'], serviceRoles: [], postureCheckRoles: [], tagsJson: noTags } });
     const p = await h.client.getServicePolicy({ id });
     expect(p.identityRoles).toEqual(['@ident-1']);
-    expect(p.identityRolesDisplay).toEqual([{ role: '@ident-1', name: 'alice' }]);
+    expect(p.identityRolesDisplay).toEqual([{ role: '@ident-1', name: '@alice' }]);
+    // An `@id` naming nothing any more is left out of the display, as OpenZiti's GetNamedIdentityRoles.
+    h.identities.delete('ident-1');
+    expect((await h.client.getServicePolicy({ id })).identityRolesDisplay).toEqual([]);
   });
 });

@@ -9,7 +9,9 @@
 import type { Bus, Subscription } from '@edge/bus';
 import { runInBackground } from '@edge/lifecycle';
 import type { Logger } from '@edge/logging';
+import { groupBy } from './domain/group-by.js';
 import type { Session } from './domain/session.js';
+import type { PostureEnforcement } from './posture-enforcement.js';
 import type { SessionPeers } from './peers.js';
 import type { SessionOwner, SessionRecords } from './session-store.js';
 
@@ -27,14 +29,14 @@ export const Subjects = {
   accessChanges: ['edge.policy.service-policy.>', 'edge.policy.posture-check.>'],
 } as const;
 
-function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const t of items) out.set(key(t), [...(out.get(key(t)) ?? []), t]);
-  return out;
+/** What a reconciliation also looks at: API sessions that are gone, sessions whose posture fails. */
+export interface ReconcileOptions {
+  apiSessions?: boolean;
+  posture?: Pick<PostureEnforcement, 'failing'>;
 }
 
-/** Sessions that should no longer exist, each with why (identity gone or disabled, access lost, API session gone). */
-export async function staleSessions(peers: SessionPeers, sessions: Session[], opts: { apiSessions?: boolean } = {}): Promise<Array<{ id: string; why: string }>> {
+/** Sessions that should no longer exist, each with why (identity gone or disabled, access lost, API session gone, posture failing). */
+export async function staleSessions(peers: SessionPeers, sessions: Session[], opts: ReconcileOptions = {}): Promise<Array<{ id: string; why: string }>> {
   const stale: Array<{ id: string; why: string }> = [];
   const byIdentity = groupBy(sessions, (s) => s.identityId);
   for (const [identityId, own] of byIdentity) {
@@ -48,18 +50,23 @@ export async function staleSessions(peers: SessionPeers, sessions: Session[], op
       for (const s of ofService) if (!granted?.permissions.includes(s.type)) stale.push({ id: s.id, why: `identity ${identityId} may no longer ${s.type.toLowerCase()} service ${serviceId}` });
     }
   }
-  if (opts.apiSessions) {
+  const left = () => {
     const ended = new Set(stale.map((x) => x.id));
-    const left = sessions.filter((s) => !ended.has(s.id));
-    for (const [apiSessionId, of] of groupBy(left, (s) => s.apiSessionId)) {
+    return sessions.filter((s) => !ended.has(s.id));
+  };
+  if (opts.apiSessions) {
+    for (const [apiSessionId, of] of groupBy(left(), (s) => s.apiSessionId)) {
       if (!(await peers.apiSessionExists(apiSessionId))) stale.push(...of.map((s) => ({ id: s.id, why: `API session ${apiSessionId} does not exist` })));
     }
+  }
+  if (opts.posture) {
+    for (const s of await opts.posture.failing(left())) stale.push({ id: s.id, why: `its posture checks for service ${s.serviceId} no longer pass` });
   }
   return stale;
 }
 
 /** Ends the sessions that should no longer exist; how many ended. */
-export async function reconcile(records: SessionRecords, peers: SessionPeers, sessions: Session[], opts: { apiSessions?: boolean } = {}): Promise<number> {
+export async function reconcile(records: SessionRecords, peers: SessionPeers, sessions: Session[], opts: ReconcileOptions = {}): Promise<number> {
   const stale = await staleSessions(peers, sessions, opts);
   return records.deleteOf({ ids: stale.map((s) => s.id) });
 }
@@ -70,8 +77,13 @@ export interface EndingHooks {
   serviceDeleted?(id: string): Promise<unknown>;
 }
 
-/** Starts the consumers; the caller unsubscribes them on stop. */
-export async function startSessionConsumers(bus: Bus, records: SessionRecords, peers: SessionPeers, log: Logger, hooks: EndingHooks = {}): Promise<Subscription[]> {
+/**
+ * Starts the consumers; the caller unsubscribes them on stop. With `posture`, a re-evaluation
+ * also ends the sessions whose posture checks no longer pass (a posture check or policy changed).
+ */
+export async function startSessionConsumers(
+  bus: Bus, records: SessionRecords, peers: SessionPeers, log: Logger, hooks: EndingHooks = {}, posture?: ReconcileOptions['posture'],
+): Promise<Subscription[]> {
   const withId = (subject: string, handle: (id: string) => Promise<number>) =>
     bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
@@ -83,7 +95,7 @@ export async function startSessionConsumers(bus: Bus, records: SessionRecords, p
       if (ended > 0) log.info({ subject: msg.subject, id, ended }, 'sessions ended');
     });
   const endOf = (owner: (id: string) => SessionOwner) => (id: string) => records.deleteOf(owner(id));
-  const all = () => records.all().then((sessions) => reconcile(records, peers, sessions));
+  const all = () => records.all().then((sessions) => reconcile(records, peers, sessions, { posture }));
   return [
     await withId(Subjects.apiSessionDeleted, async (apiSessionId) => {
       await hooks.apiSessionEnded?.(apiSessionId);
@@ -98,8 +110,8 @@ export async function startSessionConsumers(bus: Bus, records: SessionRecords, p
       await hooks.serviceDeleted?.(serviceId);
       return records.deleteOf({ serviceId });
     }),
-    await withId(Subjects.identityUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.identityId === id))),
-    await withId(Subjects.serviceUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.serviceId === id))),
+    await withId(Subjects.identityUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.identityId === id), { posture })),
+    await withId(Subjects.serviceUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.serviceId === id), { posture })),
     ...(await Promise.all(Subjects.accessChanges.map((subject) => withId(subject, all)))),
   ];
 }
@@ -113,7 +125,7 @@ export function scheduleSweep(sweep: () => Promise<void>, log: Logger): () => vo
 }
 
 /** Ends every session that should have ended while no replica ran. */
-export async function sweepSessions(records: SessionRecords, peers: SessionPeers, log: Logger): Promise<void> {
-  const ended = await reconcile(records, peers, await records.all(), { apiSessions: true });
+export async function sweepSessions(records: SessionRecords, peers: SessionPeers, log: Logger, posture?: ReconcileOptions['posture']): Promise<void> {
+  const ended = await reconcile(records, peers, await records.all(), { apiSessions: true, posture });
   if (ended > 0) log.info({ ended }, 'sessions ended by the start-up sweep');
 }

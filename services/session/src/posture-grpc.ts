@@ -14,9 +14,11 @@ export interface PostureDeps {
   peers: Pick<SessionPeers, 'postureChecks' | 'apiSessionsOf' | 'identity' | 'grantedServices'>;
   /** What the API session reported, with its MFA state. */
   postureData(apiSessionId: string): Promise<PostureData>;
+  /** Ends the API session's sessions whose posture no longer passes. */
+  enforce(apiSessionId: string): Promise<unknown>;
 }
 
-export function createPostureRpcHandlers({ posture, peers, postureData }: PostureDeps) {
+export function createPostureRpcHandlers({ posture, peers, postureData, enforce }: PostureDeps) {
   return {
     async SubmitPostureResponses(req: pb.SubmitPostureResponsesRequest__Output): Promise<pb.PostureResponseResult> {
       const responses = req.responsesJson.map((j) => JSON.parse(j) as unknown);
@@ -24,6 +26,9 @@ export function createPostureRpcHandlers({ posture, peers, postureData }: Postur
       responses.reduce<PostureData>((d, r, i) => applyPostureResponse(d, r, req.bulk ? `[${i}]` : ''), {});
       const now = new Date().toISOString();
       await posture.update(req.apiSessionId, req.identityId, (d) => responses.reduce<PostureData>((acc, r) => applyPostureResponse(acc, r, '', now), d));
+      // As postureDataUpdated (controller/model/posture_response_manager.go): new data ends the
+      // sessions it no longer lets through, before the endpoint hears back.
+      await enforce(req.apiSessionId);
       // A wake or unlock cuts MFA passes short: answer the services whose queries it touched.
       const events = endpointEvents(responses);
       if (!events.woken && !events.unlocked) return { servicesJson: [] };

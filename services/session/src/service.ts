@@ -26,6 +26,7 @@ import { createSnapshot } from './snapshot.js';
 import { createServiceMarkers } from './service-markers.js';
 import { createPostureStore } from './posture-store.js';
 import { createPostureRpcHandlers } from './posture-grpc.js';
+import { createPostureEnforcement } from './posture-enforcement.js';
 import { createControllerSettingRecords } from './controller-setting-store.js';
 import { createControllerSettings } from './controller-settings.js';
 import { createControllerSettingRpcHandlers } from './controller-setting-grpc.js';
@@ -75,6 +76,7 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
         return passedAt ? { ...data, mfa: { passedAt } } : data;
       };
       const sessions = createSessions({ records, peers, postureData, log });
+      const enforcement = createPostureEnforcement({ records, peers, postureData, log });
 
       const terminatorRecords = createTerminatorRecords(db);
       const terminators = createTerminators({ records: terminatorRecords, peers, log });
@@ -83,13 +85,13 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
         ...(await startSessionConsumers(bus, records, peers, log, {
           apiSessionEnded: (id) => posture.deleteOf(id),
           serviceDeleted: (id) => terminatorRecords.deleteOf({ serviceId: id }),
-        })),
+        }, enforcement)),
         ...(await startTerminatorConsumers(bus, terminatorRecords, log)),
       ];
       stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
       // React, then reconcile: the peers may start after this service, so in the background.
       stack.defer(scheduleSweep(async () => {
-        await sweepSessions(records, peers, log);
+        await sweepSessions(records, peers, log, enforcement);
         await sweepTerminators(terminatorRecords, peers, log);
       }, log));
 
@@ -120,7 +122,7 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
         ...createSessionRpcHandlers(sessions, records),
         ...createTerminatorRpcHandlers(terminators),
         ...createControllerSettingRpcHandlers(settings),
-        ...createPostureRpcHandlers({ posture, peers, postureData }),
+        ...createPostureRpcHandlers({ posture, peers, postureData, enforce: (id) => enforcement.enforce(id) }),
         async ObserveServiceList(req) {
           return { lastChangeAt: (await markers.observe(req.identityId, req.digest)).toISOString() };
         },

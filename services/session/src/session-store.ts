@@ -100,6 +100,11 @@ export function createSessionRecords(db: Kysely<SessionDb>) {
       return { items: (rows as Selectable<SessionsTable>[]).map(toDomain), total };
     },
 
+    /** The sessions of one API session. */
+    async ofApiSession(apiSessionId: string): Promise<Session[]> {
+      return (await db.selectFrom('sessions').selectAll().where('api_session_id', '=', apiSessionId).orderBy('id').execute()).map(toDomain);
+    },
+
     /** Every session (reconciliation reads them in one pass; sessions are per API session, so few). */
     async all(): Promise<Session[]> {
       return (await db.selectFrom('sessions').selectAll().orderBy('id').execute()).map(toDomain);

@@ -4,13 +4,15 @@
  * session's type, the posture checks of at least one granting policy of that type must pass, and
  * an edge router must be shared by the identity's edge router policies and the service's service
  * edge router policies. Asking again for the same (API session, service, type) returns the same
- * session.
+ * session once the grant and the posture checks have been checked again: a session whose posture
+ * fails now is ended instead.
  */
 import { randomUUID } from 'node:crypto';
 import { fieldError, notFound, ZitiError } from '@edge/errors';
 import { newId } from '@edge/ids';
 import type { Logger } from '@edge/logging';
 import { evaluatePosture, type PostureData } from './domain/posture.js';
+import { failureValues } from './domain/posture-failure.js';
 import { assertPermitted, parseTags, sessionType, type Session } from './domain/session.js';
 import type { EdgeRouterView, PeerIdentity, SessionPeers } from './peers.js';
 import type { SessionRecords } from './session-store.js';
@@ -44,20 +46,30 @@ export function createSessions({ records, peers, postureData, log }: SessionsDep
     return who;
   };
 
-  /** Refuses a request whose posture fails, recording it for the identity. */
+  /** Refuses a request whose posture fails, recording it for the identity; the passing policies. */
   const checkPosture = async (input: CreateSessionInput, type: Session['type'], service: { id: string; name: string; policies: Parameters<typeof evaluatePosture>[0] }) => {
     const ofType = service.policies.filter((p) => p.type === type);
+    // Without posture checks there is nothing to read or evaluate.
+    if (ofType.every((p) => p.checkIds.length === 0)) return ofType.map((p) => p.id);
     const checks = await peers.postureChecks(ofType.flatMap((p) => p.checkIds));
-    const result = evaluatePosture(ofType, type, checks, await postureData(input.apiSessionId));
+    const data = await postureData(input.apiSessionId);
+    const now = new Date();
+    const result = evaluatePosture(ofType, type, checks, data, now);
     if (result.passed) return result.passingPolicyIds;
-    for (const f of result.failures) f.policyName = await peers.policyName(f.policyId);
+    const policyFailures = await Promise.all(result.failures.map(async (f) => ({
+      ...f, policyName: await peers.policyName(f.policyId),
+      checks: f.checks.map((c) => ({ ...c, ...failureValues(checks.get(c.postureCheckId)!, data, now) })),
+    })));
     await records.recordFailure(input.identityId, {
-      apiSessionId: input.apiSessionId, serviceId: service.id, serviceName: service.name, sessionType: type, policyFailures: result.failures,
+      apiSessionId: input.apiSessionId, serviceId: service.id, serviceName: service.name, sessionType: type, policyFailures,
     });
+    // As SessionManager.EvaluatePostureForService: the client learns which checks failed, not what they expect.
     const ids = result.failures.map((f) => f.policyId);
     throw new ZitiError('INVALID_POSTURE', {
-      cause: Object.fromEntries(result.failures.map((f) => [f.policyId, f.checks])),
-      causeMessage: `Failed to pass posture checks for service policies: [${ids.join(' ')}]`,
+      cause: {
+        message: `Failed to pass posture checks for service policies: [${ids.join(' ')}]`,
+        data: Object.fromEntries(result.failures.map((f) => [f.policyId, f.checks.map((c) => ({ id: c.postureCheckId, typeId: c.postureCheckType, isPassing: false }))])),
+      },
     });
   };
 
@@ -67,13 +79,19 @@ export function createSessions({ records, peers, postureData, log }: SessionsDep
       const tags = parseTags(input.tagsJson);
       if (!input.serviceId) throw fieldError('serviceId', 'is required', input.serviceId);
       const who = await identityOf(input.identityId);
-      const existing = await records.findExisting(input.apiSessionId, input.serviceId, type);
-      if (existing) return { session: existing, edgeRouters: await peers.edgeRouters(who, existing.serviceId) };
-
       const granted = await peers.grantedService(who, input.serviceId);
       if (!granted) throw notFound('service', input.serviceId);
       assertPermitted(granted.permissions, type, input.serviceId);
-      const passing = await checkPosture(input, type, { ...granted, policies: granted.policies.map((p) => ({ ...p, name: '' })) });
+      const existing = await records.findExisting(input.apiSessionId, input.serviceId, type);
+      let passing: string[];
+      try {
+        passing = await checkPosture(input, type, { ...granted, policies: granted.policies.map((p) => ({ ...p, name: '' })) });
+      } catch (err) {
+        if (existing) await records.deleteOf({ ids: [existing.id] });
+        throw err;
+      }
+      if (existing) return { session: existing, edgeRouters: await peers.edgeRouters(who, existing.serviceId) };
+
       const edgeRouters = await peers.edgeRouters(who, granted.id);
       if (edgeRouters.length === 0) throw new ZitiError('NO_EDGE_ROUTERS_AVAILABLE');
       const session = await records.create({

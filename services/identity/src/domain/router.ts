@@ -17,6 +17,8 @@ export interface RouterInput {
   disabled: boolean;
   isTunnelerEnabled: boolean;
   ctrlChanListeners: Json;
+  /** Ids of configs of router-targeted types (the policy service checks them). */
+  configs: string[];
 }
 
 /** A stored router. */
@@ -35,7 +37,7 @@ export interface Router extends RouterInput {
 }
 
 /** JSON names of the writable fields; an update mask names a subset of these. */
-export const ROUTER_FIELDS = ['name', 'roleAttributes', 'tags', 'appData', 'cost', 'noTraversal', 'disabled', 'isTunnelerEnabled', 'ctrlChanListeners'] as const;
+export const ROUTER_FIELDS = ['name', 'roleAttributes', 'tags', 'appData', 'cost', 'noTraversal', 'disabled', 'isTunnelerEnabled', 'ctrlChanListeners', 'configs'] as const;
 
 /** Reads a kind; anything else is a caller bug, answered as a validation error. */
 export function routerKind(kind: string): RouterKind {

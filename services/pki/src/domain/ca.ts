@@ -102,8 +102,30 @@ export function checkCaInput(input: CaInput): CaInput {
     if (!CLAIM_MATCHERS.includes(claim.matcher)) throw fieldError('externalIdClaim.matcher', `must be one of ${CLAIM_MATCHERS.join(', ')}`, claim.matcher);
     if (!CLAIM_PARSERS.includes(claim.parser)) throw fieldError('externalIdClaim.parser', `must be one of ${CLAIM_PARSERS.join(', ')}`, claim.parser);
     if (claim.index < 0) throw fieldError('externalIdClaim.index', 'must not be negative', claim.index);
+    checkClaimCombination(claim);
   }
   return { ...input, identityNameFormat: input.identityNameFormat.trim() === '' ? DEFAULT_IDENTITY_NAME_FORMAT : input.identityNameFormat };
+}
+
+/** The matchers each location takes: a URI matches by scheme, a name or an email by text. */
+const MATCHERS_OF: Record<ExternalIdClaim['location'], readonly ExternalIdClaim['matcher'][]> = {
+  COMMON_NAME: ['ALL', 'PREFIX', 'SUFFIX'],
+  SAN_EMAIL: ['ALL', 'PREFIX', 'SUFFIX'],
+  SAN_URI: ['ALL', 'SCHEME'],
+};
+
+/**
+ * Refuses a claim that could never be read from a certificate, as validateExternalIdClaim in
+ * controller/model/ca_model.go: a matcher the location does not take (`SAN_EMAIL` with `SCHEME`),
+ * a matcher or parser other than `ALL`/`NONE` without its criteria. A 400 on `externalIdClaim`.
+ */
+function checkClaimCombination(claim: ExternalIdClaim): void {
+  const refuse = (reason: string) => {
+    throw fieldError('externalIdClaim', reason, `location=${claim.location} matcher=${claim.matcher} parser=${claim.parser}`);
+  };
+  if (!MATCHERS_OF[claim.location].includes(claim.matcher)) refuse(`unsupported matcher [${claim.matcher}] for location [${claim.location}]`);
+  if (claim.matcher !== 'ALL' && claim.matcherCriteria === '') refuse(`invalid criteria [] for matcher [${claim.matcher}]`);
+  if (claim.parser === 'SPLIT' && claim.parserCriteria === '') refuse(`invalid criteria [] for parser [${claim.parser}]`);
 }
 
 /** A new verification token (caDetail.verificationToken is a uuid). */

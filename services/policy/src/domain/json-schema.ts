@@ -1,11 +1,15 @@
 /**
  * JSON schemas of config types, and validation of config data against them (ajv). OpenZiti
  * validates with gojsonschema (controller/model/config_model.go); the built-in schemas use
- * draft-07 keywords and the formats below.
+ * draft-07 keywords and the formats below. `pattern` and `patternProperties` run on RE2 (as
+ * gojsonschema runs them on Go's regexp): matching takes time linear in the input, so a pattern
+ * such as `^(a+)+$` cannot hold the service, and a pattern RE2 does not support (lookaround,
+ * backreferences) is refused when the config type is written.
  */
 import AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { RE2JS } from 're2js';
 import { fieldError } from '@edge/errors';
 import type { Json } from './entity.js';
 
@@ -22,9 +26,12 @@ function idnHostname(value: string): boolean {
   return value.split('.').every((label) => label.length <= 63);
 }
 
+/** ajv's pattern constructor: RE2 semantics, unanchored search as JSON schema's `pattern`. */
+const re2 = Object.assign((pattern: string) => RE2JS.compile(pattern), { code: 'RE2JS.compile' });
+
 function createAjv(): Ajv {
   // addUsedSchema: false, so schemas sharing an $id (a type and its copy) never collide.
-  const ajv = new Ajv({ strict: false, allErrors: false, addUsedSchema: false, validateSchema: true });
+  const ajv = new Ajv({ strict: false, allErrors: false, addUsedSchema: false, validateSchema: true, code: { regExp: re2 } });
   addFormats(ajv);
   ajv.addFormat('idn-hostname', idnHostname);
   return ajv;
@@ -54,24 +61,37 @@ export function checkSchema(schema: Json): void {
   }
 }
 
-/** The dotted path of the first error, e.g. `data.portRanges.0.low`, or `data.port` when `port` is missing. */
-function errorPath(e: ErrorObject): string {
-  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (e.keyword === 'required') parts.push(String((e.params as { missingProperty: string }).missingProperty));
-  if (e.keyword === 'additionalProperties') parts.push(String((e.params as { additionalProperty: string }).additionalProperty));
-  return ['data', ...parts].join('.');
+/** The segments of a JSON pointer. */
+function pathParts(pointer: string): string[] {
+  return pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/**
+ * Where an error is, named as gojsonschema names it (OpenZiti's cause.field): the dotted path of
+ * the failing value inside the data, `(root)` for the data itself; a missing or an unexpected
+ * property is an error of the object holding it (tests/config_test.go expects `(root)`).
+ */
+function errorField(e: ErrorObject): string {
+  const parts = pathParts(e.instancePath);
+  return parts.length === 0 ? '(root)' : parts.join('.');
+}
+
+function errorReason(e: ErrorObject): string {
+  if (e.keyword === 'required') return `${(e.params as { missingProperty: string }).missingProperty} is required`;
+  if (e.keyword === 'additionalProperties') return `Additional property ${(e.params as { additionalProperty: string }).additionalProperty} is not allowed`;
+  return e.message ?? 'is not valid';
 }
 
 function valueAt(data: unknown, instancePath: string): unknown {
   let v = data;
-  for (const p of instancePath.split('/').slice(1)) {
+  for (const p of pathParts(instancePath)) {
     if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<string, unknown>)[p.replace(/~1/g, '/').replace(/~0/g, '~')];
+    v = (v as Record<string, unknown>)[p];
   }
   return v;
 }
 
-/** Validates config data against its type's schema; the first failure is a 400 naming its path. */
+/** Validates config data against its type's schema; the first failure is a 400 naming where it is. */
 export function validateConfigData(schema: Json, data: Json): void {
   let fn: ValidateFunction;
   try {
@@ -81,5 +101,5 @@ export function validateConfigData(schema: Json, data: Json): void {
   }
   if (fn(data)) return;
   const first = fn.errors![0]!;
-  throw fieldError(errorPath(first), first.message ?? 'is not valid', valueAt(data, first.instancePath));
+  throw fieldError(errorField(first), errorReason(first), valueAt(data, first.instancePath));
 }

@@ -47,9 +47,16 @@ export function refsOf(roles: readonly string[]): string[] {
   return roles.filter((r) => r.startsWith('@') && r.length > 1).map((r) => r.slice(1));
 }
 
-/** `{role, name}` for each role: `#attr` names itself, `@id` the entity's name (or the id when unknown). */
+/**
+ * `{role, name}` for each role, as GetNamedIdentityRoles in controller/internal/routes: `#attr`
+ * names itself, `@id` is shown as `@<name>`; an `@id` naming no entity is left out.
+ */
 export function displayRoles(roles: readonly string[], names: ReadonlyMap<string, string>): Array<{ role: string; name: string }> {
-  return roles.map((role) => ({ role, name: role.startsWith('@') ? (names.get(role.slice(1)) ?? role.slice(1)) : role }));
+  return roles.flatMap((role) => {
+    if (!role.startsWith('@')) return [{ role, name: role }];
+    const name = names.get(role.slice(1));
+    return name === undefined ? [] : [{ role, name: `@${name}` }];
+  });
 }
 
 export type { RoleSemantic };

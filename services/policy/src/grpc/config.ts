@@ -2,11 +2,11 @@
  * Handlers of config types and configs.
  */
 import { newId } from '@edge/ids';
-import { fieldError, ZitiError } from '@edge/errors';
+import { fieldError } from '@edge/errors';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { policy as pb } from '@edge/proto';
 import {
-  CONFIG_KEYS, CONFIG_TYPE_KEYS, parseTarget, validateConfig, validateConfigType,
+  checkConfigs, CONFIG_KEYS, CONFIG_TYPE_KEYS, parseHolder, parseTarget, validateConfig, validateConfigType,
   type Config, type ConfigInput, type ConfigType, type ConfigTypeInput,
 } from '../domain/config.js';
 import { applyMask, parseJsonObject } from '../domain/entity.js';
@@ -30,13 +30,14 @@ function configInput(f: pb.ConfigFields__Output | null): ConfigInput {
   return { name: f?.name ?? '', configTypeId: f?.configTypeId ?? '', data: parseJsonObject('data', f?.dataJson), tags: parseJsonObject('tags', f?.tagsJson) };
 }
 
-/** The config type a config names; an unknown one is REFERENCED_ENTITY_NOT_FOUND on `configTypeId`. */
+/**
+ * The config type a config names. As controller/model/config_model.go: an empty or unknown type
+ * is a field error on `type` (OpenZiti's stored name of `configTypeId`).
+ */
 async function typeOf({ stores }: HandlerDeps, id: string): Promise<ConfigType> {
-  if (!id) throw fieldError('configTypeId', 'is required', id);
+  if (!id) throw fieldError('type', 'config type must be specified', id);
   const [t] = (await stores.configTypes.findByIdOrName([id])).filter((x) => x.id === id);
-  if (!t) {
-    throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', { cause: { field: 'configTypeId', reason: 'config type not found', value: id }, causeMessage: `config type ${id} not found` });
-  }
+  if (!t) throw fieldError('type', 'invalid config type', id);
   return t;
 }
 
@@ -95,6 +96,10 @@ export function createConfigHandlers(deps: HandlerDeps) {
       validateConfig(next, await stores.configTypes.get(current.configTypeId));
       const updated = await stores.configs.update(req.id, next);
       await events.publish('config', 'updated', { id: updated.id, name: updated.name, serviceIds: await stores.configs.serviceIds(req.id) });
+      return {};
+    },
+    async CheckConfigs(req: pb.CheckConfigsRequest__Output): Promise<pb.Empty> {
+      checkConfigs(parseHolder(req.holder), req.configIds, await stores.configs.refs(req.configIds));
       return {};
     },
     async DeleteConfig(req: pb.IdRequest__Output): Promise<pb.Empty> {

@@ -5,10 +5,11 @@ import { newId } from '@edge/ids';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
 import { roleFilterCondition } from '@edge/roles';
 import type { policy as pb } from '@edge/proto';
+import { checkConfigs } from '../domain/config.js';
 import { applyMask, parseJsonObject } from '../domain/entity.js';
 import type { Policy } from '../domain/policy.js';
 import { splitRoles, type RoleSemantic, type RoleSplit } from '../domain/roles.js';
-import { checkServiceConfigs, DEFAULT_TERMINATOR_STRATEGY, SERVICE_KEYS, validateService, type Service, type ServiceInput } from '../domain/service.js';
+import { DEFAULT_TERMINATOR_STRATEGY, SERVICE_KEYS, validateService, type Service, type ServiceInput } from '../domain/service.js';
 import { ROLE_ATTRIBUTE_FIELDS, SERVICE_FIELDS, SERVICE_ROLE_COLUMNS, type ServiceScope } from '../store/service.js';
 import { storedToProto, type HandlerDeps } from './common.js';
 
@@ -37,10 +38,10 @@ function serviceInput(f: pb.ServiceFields__Output | null): ServiceInput {
 export function createServiceHandlers(deps: HandlerDeps) {
   const { stores, events } = deps;
 
-  /** Validates a service and its configs (each exists, one per config type). */
+  /** Validates a service and its configs (each exists, targets services, one per config type). */
   const check = async (input: ServiceInput) => {
     validateService(input);
-    checkServiceConfigs(input.configs, await stores.configs.refs(input.configs));
+    checkConfigs('service', input.configs, await stores.configs.refs(input.configs));
   };
 
   /** The services a list request is narrowed to by its parent resource. */

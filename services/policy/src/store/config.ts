@@ -3,8 +3,7 @@
  */
 import { sql, type Selectable } from 'kysely';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { Config, ConfigInput } from '../domain/config.js';
-import type { ConfigRef } from '../domain/service.js';
+import type { Config, ConfigInput, ConfigRef } from '../domain/config.js';
 import { found, json, NOW, writeError, type ConfigsTable, type PolicyKysely } from './db.js';
 
 /** What a filter on `/configs` may read (OpenZiti: name, type, data, plus the entity fields). */
@@ -50,13 +49,13 @@ export function createConfigStore(db: PolicyKysely) {
       return (await select().where('configs.id', 'in', [...ids]).execute() as Row[]).map(toDomain);
     },
 
-    /** The configs among `ids` with their types, for the one-config-per-type rule. */
+    /** The configs among `ids` with their types, for the rules of what holds them (checkConfigs). */
     async refs(ids: readonly string[]): Promise<ConfigRef[]> {
       if (ids.length === 0) return [];
       const rows = await db.selectFrom('configs').innerJoin('config_types as t', 't.id', 'configs.config_type_id')
-        .select(['configs.id as id', 'configs.config_type_id as configTypeId', 't.name as configTypeName'])
-        .where('configs.id', 'in', ids).execute();
-      return rows;
+        .select(['configs.id as id', 'configs.name as name', 'configs.config_type_id as configTypeId', 't.name as configTypeName', 't.target as target'])
+        .where('configs.id', 'in', [...new Set(ids)]).execute();
+      return rows as ConfigRef[];
     },
 
     async insert(id: string, input: ConfigInput): Promise<Config> {

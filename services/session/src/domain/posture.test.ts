@@ -14,6 +14,16 @@ describe('posture evaluation', () => {
     expect(checkPasses(mac, { macAddresses: ['00:00:00:00:00:01'] })).toBe(false);
   });
 
+  // Regression: a PROCESS check's `signerFingerprint` (singular) was never compared.
+  it('passes a PROCESS check only with its signer fingerprint and one of its hashes', () => {
+    const proc: PostureCheckDef = { id: 'p', name: 'proc', typeId: 'PROCESS', data: { process: { osType: 'Linux', path: '/bin/a', hashes: ['AB'], signerFingerprint: 'F1' } } };
+    const running = (extra: Record<string, unknown>) => ({ processes: [{ path: '/bin/a', isRunning: true, hash: 'ab', ...extra }] });
+    expect(checkPasses(proc, running({ signerFingerprints: ['f1'] }))).toBe(true);
+    expect(checkPasses(proc, running({ signerFingerprints: ['f2'] }))).toBe(false);
+    expect(checkPasses(proc, running({}))).toBe(false);
+    expect(checkPasses(proc, running({ hash: 'cd', signerFingerprints: ['F1'] }))).toBe(false);
+  });
+
   it('compares OS versions', () => {
     expect(versionMatches([], '1.0')).toBe(true);
     expect(versionMatches(['>=10.0.19041'], '10.0.22000')).toBe(true);

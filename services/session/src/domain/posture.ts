@@ -39,11 +39,15 @@ export interface PostureData {
   mfa?: { passedAt?: Date };
 }
 
-/** One failed check, as OpenZiti's postureCheckFailure. */
+/**
+ * One failed check, as OpenZiti's postureCheckFailure; a recorded failure also carries its type's
+ * `actualValue` and `expectedValue` (posture-failure.ts).
+ */
 export interface CheckFailure {
   postureCheckId: string;
   postureCheckName: string;
   postureCheckType: string;
+  [values: string]: unknown;
 }
 
 export interface PolicyFailure {
@@ -83,8 +87,11 @@ export function checkPasses(check: PostureCheckDef, data: PostureData, now = new
       const have = new Set((data.macAddresses ?? []).map(normalMac));
       return ((d.macAddresses as string[] | undefined) ?? []).some((m) => have.has(normalMac(m)));
     }
-    case 'PROCESS':
-      return processPasses((d.process as { path?: string }) ?? {}, data);
+    case 'PROCESS': {
+      // A PROCESS check names one `signerFingerprint` (PROCESS_MULTI a list).
+      const p = (d.process as { path?: string; hashes?: string[]; signerFingerprint?: string } | undefined) ?? {};
+      return processPasses({ ...p, signerFingerprints: p.signerFingerprint ? [p.signerFingerprint] : [] }, data);
+    }
     case 'PROCESS_MULTI': {
       const ps = (d.processes as Array<{ path?: string }> | undefined) ?? [];
       return d.semantic === 'AnyOf' ? ps.some((p) => processPasses(p, data)) : ps.length > 0 && ps.every((p) => processPasses(p, data));
@@ -166,7 +173,7 @@ export const MFA_PROMPT_GRACE_SECONDS = 300;
  * (`promptOnUnlock`) after that has at most the grace period left from then, until MFA is done
  * again.
  */
-function mfaSecondsLeft(check: PostureCheckDef, data: PostureData, now: Date): number {
+export function mfaSecondsLeft(check: PostureCheckDef, data: PostureData, now: Date): number {
   const passedAt = data.mfa?.passedAt;
   if (passedAt === undefined) return 0;
   const secondsSince = (t: number) => (now.getTime() - t) / 1000;

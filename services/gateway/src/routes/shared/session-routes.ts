@@ -10,6 +10,7 @@ import { sessionToken } from '../../http/access.js';
 import { clientCertError, clientCertPem } from '../../http/client-cert.js';
 import type { Router } from '../../http/route.js';
 import type { SessionCache } from '../../http/session-cache.js';
+import { configTypeIds } from '../management/config-types/ids.js';
 import { renderApiSession, renderIdentity } from './render.js';
 
 const METHODS = new Set(['password', 'cert', 'ext-jwt']);
@@ -41,7 +42,7 @@ export function registerSessionRoutes(route: Router, base: string, clients: Clie
       method,
       username: body.username ?? '',
       password: body.password ?? '',
-      configTypes: body.configTypes ?? [],
+      configTypes: await configTypeIds(clients, body.configTypes ?? []),
       envInfoJson: body.envInfo ? JSON.stringify(body.envInfo) : '',
       sdkInfoJson: body.sdkInfo ? JSON.stringify(body.sdkInfo) : '',
       clientCertPem: clientCertPem(req),

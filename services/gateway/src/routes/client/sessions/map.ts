@@ -37,7 +37,11 @@ export function renderSession(s: session.Session__Output) {
   };
 }
 
-/** `sessionManagementDetail`: with the policies whose posture checks let it through. */
-export function renderManagementSession(s: session.Session__Output) {
-  return { ...renderSession(s), servicePolicies: s.servicePolicyIds.map((id) => entityRef('service-policies', 'service-policies', id, id)) };
+/**
+ * `sessionManagementDetail`: with the policies whose posture checks let it through, by name; a
+ * policy deleted since is left out (as MapSessionToRestModel in controller/internal/routes).
+ */
+export function renderManagementSession(s: session.Session__Output, policyNames: ReadonlyMap<string, string>) {
+  const known = s.servicePolicyIds.filter((id) => policyNames.has(id));
+  return { ...renderSession(s), servicePolicies: known.map((id) => entityRef('service-policies', 'service-policies', id, policyNames.get(id)!)) };
 }

@@ -6,8 +6,8 @@ import { optionalTags } from '../../shared/entity.js';
 
 const data = z.record(z.string(), z.unknown());
 
-/** `configCreate`. */
-export const configCreate = z.object({ name: z.string().min(1).max(1000), configTypeId: z.string().min(1).max(1000), data, tags: optionalTags });
+/** `configCreate`; an empty `configTypeId` is the policy service's to refuse (on `type`, as OpenZiti). */
+export const configCreate = z.object({ name: z.string().min(1).max(1000), configTypeId: z.string().max(1000), data, tags: optionalTags });
 
 /** `configUpdate`. */
 export const configUpdate = z.object({ name: z.string().min(1).max(1000), data, tags: optionalTags });

@@ -2,7 +2,8 @@
  * Management `/identities/{id}/service-configs`: an identity's own configs for services, which
  * replace the service's config of the same type when that identity lists its services. The
  * services and configs belong to the policy service, which is asked that they exist (and for
- * each config's type); the assignments belong to the identity service.
+ * each config's type) and that the configs' types target services; the assignments belong to
+ * the identity service.
  */
 import { entityRef, empty, ok } from '@edge/envelope';
 import { ZitiError, isZitiError } from '@edge/errors';
@@ -56,6 +57,7 @@ export function registerIdentityServiceConfigRoutes(route: Router, base: string,
       const config = await mustExist(`[${i}].configId`, p.configId, () => clients.policy.getConfig({ id: p.configId }));
       return { serviceId: p.serviceId, configId: p.configId, configTypeId: config.configTypeId };
     }));
+    await clients.policy.checkConfigs({ configIds: pairs.map((p) => p.configId), holder: 'identityServiceConfigs' });
     await clients.identity.assignServiceConfigs({ identityId: idParam(req.params), configs });
     return { body: empty() };
   }, { body: assignList });

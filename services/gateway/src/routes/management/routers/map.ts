@@ -9,8 +9,8 @@ import type { Clients } from '../../../clients.js';
 import type { RouterBody } from './schemas.js';
 
 /** Every writable field, in the names the identity service's update mask uses. */
-export const ALL_EDGE_FIELDS = ['name', 'roleAttributes', 'tags', 'appData', 'cost', 'noTraversal', 'disabled', 'isTunnelerEnabled', 'ctrlChanListeners'];
-export const ALL_TRANSIT_FIELDS = ['name', 'tags', 'cost', 'noTraversal', 'disabled', 'ctrlChanListeners'];
+export const ALL_EDGE_FIELDS = ['name', 'roleAttributes', 'tags', 'appData', 'cost', 'noTraversal', 'disabled', 'isTunnelerEnabled', 'ctrlChanListeners', 'configs'];
+export const ALL_TRANSIT_FIELDS = ['name', 'tags', 'cost', 'noTraversal', 'disabled', 'ctrlChanListeners', 'configs'];
 
 /** The RouterFields of a create, replace or patch body. */
 export function toRouterFields(b: RouterBody): identity.RouterFields {
@@ -24,6 +24,7 @@ export function toRouterFields(b: RouterBody): identity.RouterFields {
     disabled: b.disabled ?? false,
     isTunnelerEnabled: b.isTunnelerEnabled ?? false,
     ctrlChanListenersJson: JSON.stringify(b.ctrlChanListeners ?? {}),
+    configs: b.configs ?? [],
   };
 }
 
@@ -51,7 +52,7 @@ function common(r: identity.Router__Output, collection: string, enrollment: pki.
     unverifiedCertPem: r.unverifiedCertPem ?? null,
     unverifiedFingerprint: r.unverifiedFingerprint ?? null,
     ctrlChanListeners: json(r.ctrlChanListenersJson),
-    configs: [] as string[],
+    configs: r.configs,
     interfaces: [] as unknown[],
     ...renderRouterEnrollment(enrollment),
     _links: selfLink(collection, r.id),

@@ -4,11 +4,27 @@
  * `/identities/{id}/posture-data` (what the identity's endpoints reported).
  */
 import { empty, ok } from '@edge/envelope';
+import type { session } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 import { idParam } from '../../shared/entity.js';
 import { listBody, listQuery } from '../../shared/list.js';
 import { renderManagementSession } from '../../client/sessions/map.js';
+
+/** The names of the service policies a page of sessions names, read in one call. */
+async function policyNames(clients: Clients, sessions: session.Session__Output[]): Promise<Map<string, string>> {
+  const ids = [...new Set(sessions.flatMap((s) => s.servicePolicyIds))];
+  if (ids.length === 0) return new Map();
+  const filter = `id in [${ids.map((i) => JSON.stringify(i)).join(', ')}] limit none`;
+  const page = await clients.policy.listServicePolicies({ query: { limit: 500, offset: 0, filter, sort: '', roleFilter: [], roleSemantic: '' } });
+  return new Map(page.servicePolicies.map((p) => [p.id, p.name]));
+}
+
+/** Renders sessions as the management API shows them. */
+async function renderSessions(clients: Clients, sessions: session.Session__Output[]) {
+  const names = await policyNames(clients, sessions);
+  return sessions.map((s) => renderManagementSession(s, names));
+}
 
 /** Registers the management session routes. */
 export function registerSessionManagementRoutes(route: Router, base: string, clients: Clients): void {
@@ -16,11 +32,12 @@ export function registerSessionManagementRoutes(route: Router, base: string, cli
 
   route('GET', url, 'admin', async (req) => {
     const page = await clients.session.listSessions({ query: listQuery(req), identityId: '' });
-    return { body: listBody(page.sessions.map(renderManagementSession), page.meta) };
+    return { body: listBody(await renderSessions(clients, page.sessions), page.meta) };
   });
 
   route('GET', `${url}/:id`, 'admin', async (req) => {
-    return { body: ok(renderManagementSession(await clients.session.getSession({ id: idParam(req.params), identityId: '' }))) };
+    const [one] = await renderSessions(clients, [await clients.session.getSession({ id: idParam(req.params), identityId: '' })]);
+    return { body: ok(one) };
   });
 
   route('DELETE', `${url}/:id`, 'admin', async (req) => {

@@ -1,0 +1,22 @@
+/**
+ * The config types an API session asks for at login, kept as ids: the policy service (their
+ * owner) is asked once which of the given values name a config type by id or by name.
+ */
+import type { Clients } from '../../../clients.js';
+
+/**
+ * As MapConfigTypeNamesToIds (controller/model/config_type_manager.go): `all` stands alone, an id
+ * stays, a name becomes its type's id, anything else is dropped; each id once.
+ */
+export async function configTypeIds(clients: Clients, values: readonly string[]): Promise<string[]> {
+  if (values.includes('all')) return ['all'];
+  // A control character or lone surrogate has no ZitiQL spelling; such a value names nothing.
+  const named = values.filter((v) => !/[\u0000-\u001f\ud800-\udfff]/.test(v));
+  if (named.length === 0) return [];
+  const list = named.map((v) => JSON.stringify(v)).join(', ');
+  const filter = `id in [${list}] or name in [${list}] limit none`;
+  const { configTypes } = await clients.policy.listConfigTypes({ query: { limit: 500, offset: 0, filter, sort: '', roleFilter: [], roleSemantic: '' } });
+  const ids = new Set(configTypes.map((t) => t.id));
+  const byName = new Map(configTypes.map((t) => [t.name, t.id]));
+  return [...new Set(named.flatMap((v) => (ids.has(v) ? [v] : byName.has(v) ? [byName.get(v)!] : [])))];
+}
