@@ -152,6 +152,20 @@ describe('ott enrollment', () => {
     expect(expired.status).toBe(400);
     expect(expired.body.error.code).toBe('ENROLLMENT_EXPIRED');
   });
+
+  // Regression: redeeming held a transaction across the call to the auth service; on the
+  // embedded database that took the session the auth service needed, and everything hung.
+  it('lets exactly one of concurrent redemptions of a token win, and keeps serving afterwards', async () => {
+    const { id, detail } = await createIdentity('ott-race', { ott: true });
+    const csrs = await Promise.all([1, 2, 3, 4].map(async () => (await makeCsr('x')).csrPem));
+    const results = await Promise.all(csrs.map((clientCsr) => c.http.post(`${C}/enroll/ott`, { body: { token: detail.enrollment.ott.token, clientCsr } })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400]);
+    for (const r of results.filter((x) => x.status === 400)) expect(r.body.error.code).toBe('INVALID_ENROLLMENT_TOKEN');
+    const winner = new X509Certificate(results.find((r) => r.status === 200)!.body.data.cert);
+    const after = (await c.http.get(`${M}/identities/${id}`, { session: admin, expectStatus: 200 })).body.data;
+    expect(after.authenticators.cert.fingerprint).toBe(winner.fingerprint.replace(/:/g, '').toLowerCase());
+    expect(await c.login()).toBeTruthy();
+  });
 });
 
 describe('updb enrollment', () => {

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { ADMIN, startTestController, type TestController } from '../support/controller.js';
-import { TEST_DATABASE_URL } from '../support/infra.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 
 const C = '/edge/client/v1';
@@ -79,13 +77,7 @@ describe('authentication and the current session', () => {
   it('expires a session that has been idle past the timeout', async () => {
     const token = await c.login();
     const cur = await c.http.get(`${C}/current-api-session`, { session: token, expectStatus: 200 });
-    const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await db.connect();
-    try {
-      await db.query(`UPDATE "${c.prefix}_auth".api_sessions SET last_activity_at = now() - interval '2 hours' WHERE id = $1`, [cur.body.data.id]);
-    } finally {
-      await db.end();
-    }
+    await c.query(`UPDATE ${c.schema('auth')}.api_sessions SET last_activity_at = now() - interval '2 hours' WHERE id = $1`, [cur.body.data.id]);
     // the gateway caches a principal for a few seconds; wait it out
     await new Promise((r) => setTimeout(r, 5500));
     const r = await c.http.get(`${C}/current-identity`, { session: token });
@@ -126,14 +118,8 @@ describe('authentication and the current session', () => {
 });
 
 async function sessionRows(identityId: string): Promise<number> {
-  const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await db.connect();
-  try {
-    const r = await db.query(`SELECT count(*)::int AS n FROM "${c.prefix}_auth".api_sessions WHERE identity_id = $1`, [identityId]);
-    return r.rows[0].n as number;
-  } finally {
-    await db.end();
-  }
+  const [r] = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${c.schema('auth')}.api_sessions WHERE identity_id = $1`, [identityId]);
+  return r!.n;
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {

@@ -1,13 +1,15 @@
 /**
  * Starts the whole controller in this process against real Postgres and NATS (a fresh schema
- * prefix and subject prefix per call) and hands back an HTTPS client that validates every
- * response against the official specs.
+ * prefix and subject prefix per call), or on the embedded database and in-process bus of
+ * `npm start` when EDGE_TEST_BACKEND=embedded (the `embedded` project of vitest.config.ts), and
+ * hands back an HTTPS client that validates every response against the official specs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, SERVICE_NAMES } from '@edge/config';
+import { loadConfig, schemaName, SERVICE_NAMES, type ServiceName } from '@edge/config';
+import { executeSql } from '@edge/db';
 import { silentLogger } from '@edge/logging';
 import { startStandalone, type RunningController } from '@edge/launcher';
 import { createHttpClient, loadSpecValidator, type HttpClient } from '@edge/testing';
@@ -21,6 +23,12 @@ export interface TestController {
   http: HttpClient;
   prefix: string;
   dataDir: string;
+  /** Where the data lives: Postgres and NATS, or the embedded database and in-process bus. */
+  backend: 'postgres' | 'embedded';
+  /** The quoted schema of a service, for `query`. */
+  schema(service: ServiceName): string;
+  /** Runs SQL on the controller's own database, for state no API reaches. */
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
   /** Logs in and returns the zt-session token. */
   login(username?: string, password?: string): Promise<string>;
   /** Stops the whole controller and starts it again on the same database, bus and data dir. */
@@ -28,8 +36,11 @@ export interface TestController {
   stop(): Promise<void>;
 }
 
+/** The backend of this run: EDGE_TEST_BACKEND=embedded, else Postgres and NATS. */
+export const TEST_BACKEND: TestController['backend'] = process.env.EDGE_TEST_BACKEND === 'embedded' ? 'embedded' : 'postgres';
+
 export interface TestControllerOptions {
-  /** Embedded PGlite in dataDir and the in-process bus instead of Postgres and NATS. */
+  /** Embedded PGlite in dataDir and the in-process bus instead of Postgres and NATS (default: TEST_BACKEND). */
   embedded?: boolean;
   dataDir?: string;
   env?: Record<string, string>;
@@ -38,6 +49,7 @@ export interface TestControllerOptions {
 /** Starts a controller for one test file. */
 export async function startTestController(opts: TestControllerOptions = {}): Promise<TestController> {
   const prefix = uniquePrefix();
+  const embedded = opts.embedded ?? TEST_BACKEND === 'embedded';
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'edge-test-'));
   const env: Record<string, string> = {
     EDGE_DATA_DIR: dataDir,
@@ -48,7 +60,7 @@ export async function startTestController(opts: TestControllerOptions = {}): Pro
     EDGE_SHUTDOWN_GRACE_MS: '2000',
     ...opts.env,
   };
-  if (!opts.embedded) {
+  if (!embedded) {
     env.EDGE_DATABASE_URL = TEST_DATABASE_URL;
     env.EDGE_DATABASE_SCHEMA_PREFIX = `${prefix}_`;
     env.EDGE_NATS_URL = TEST_NATS_URL;
@@ -63,6 +75,9 @@ export async function startTestController(opts: TestControllerOptions = {}): Pro
     http: connect(running),
     prefix,
     dataDir,
+    backend: embedded ? 'embedded' : 'postgres',
+    schema: (service) => `"${schemaName(c.running.config, service)}"`,
+    query: (text, params = []) => executeSql(c.running.conn, text, params),
     async login(username = ADMIN.username, password = ADMIN.password) {
       const r = await c.http.post('/edge/management/v1/authenticate?method=password', { body: { username, password }, expectStatus: 200 });
       return r.body.data.token as string;
@@ -76,7 +91,7 @@ export async function startTestController(opts: TestControllerOptions = {}): Pro
     async stop() {
       c.http.close();
       await c.running.stop();
-      if (!opts.embedded) await cleanupPrefix(prefix);
+      if (!embedded) await cleanupPrefix(prefix);
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -5,6 +5,7 @@
  */
 import { SERVICE_NAMES, type Config, type ServiceName } from '@edge/config';
 import { openInfra, openMetricsEndpoint, type EdgeService, type Infra, type ServiceContext } from '@edge/lifecycle';
+import type { DbConnection } from '@edge/db';
 import type { Logger } from '@edge/logging';
 import { createAuthService } from '@edge/auth';
 import { createPkiService } from '@edge/pki';
@@ -33,6 +34,8 @@ export interface RunningController {
   /** Port of the process's /metrics endpoint, when EDGE_METRICS_ADDR is set. */
   metricsPort?: number;
   config: Config;
+  /** The database every service of the process shares (the embedded one in standalone mode). */
+  conn: DbConnection;
   stop(): Promise<void>;
   /** One running service, to stop and start it alone (a service outage in tests). */
   service(name: ServiceName): EdgeService;
@@ -68,6 +71,7 @@ export async function startStandalone(config: Config, log: Logger): Promise<Runn
       caPem: gateway.caPem(),
       metricsPort: metrics?.port,
       config: svcConfig,
+      conn: infra.conn,
       service: (name) => started.find((s) => s.name === name)!,
       async stop() {
         await gateway.stop();

@@ -33,9 +33,20 @@ export interface OpenConnectionOptions {
   dataDir?: string;
   /** Maximum pool size (pg only), default 10. */
   poolSize?: number;
+  /**
+   * Embedded database only: how long a holder of its one session may sit without running a
+   * query before the session is taken back (its transaction rolled back), default 5000.
+   */
+  idleSessionTimeoutMs?: number;
   log?: Logger;
 }
 
+/**
+ * Far above any transaction of the services (a few queries, no remote call: ARCHITECTURE.md
+ * rule 7) and below the gRPC deadline, so a stuck holder frees the session before the requests
+ * queued behind it give up.
+ */
+const DEFAULT_IDLE_SESSION_TIMEOUT_MS = 5_000;
 const INT8_OID = 20;
 const INT8_ARRAY_OID = 1016;
 const INT4_ARRAY_OID = 1007;
@@ -45,7 +56,7 @@ const builtinParser = pg.types.getTypeParser as (oid: number, format: 'text' | '
 export async function openConnection(opts: OpenConnectionOptions): Promise<DbConnection> {
   if (opts.url) return openPool(opts.url, opts);
   if (!opts.dataDir) throw new Error('openConnection: dataDir is required without a database url');
-  return openPglite(opts.dataDir, opts.log);
+  return openPglite(opts.dataDir, opts.idleSessionTimeoutMs ?? DEFAULT_IDLE_SESSION_TIMEOUT_MS, opts.log);
 }
 
 function openPool(url: string, opts: OpenConnectionOptions): DbConnection {
@@ -76,7 +87,7 @@ function openPool(url: string, opts: OpenConnectionOptions): DbConnection {
   };
 }
 
-async function openPglite(dataDir: string, log?: Logger): Promise<DbConnection> {
+async function openPglite(dataDir: string, idleTimeoutMs: number, log?: Logger): Promise<DbConnection> {
   let path: string | undefined;
   if (dataDir !== ':memory:') {
     path = join(dataDir, 'pgdata');
@@ -91,7 +102,7 @@ async function openPglite(dataDir: string, log?: Logger): Promise<DbConnection> 
   let closed: Promise<void> | undefined;
   return {
     kind: 'pglite',
-    dialect: () => createPgliteDialect(pglite, mutex),
+    dialect: () => createPgliteDialect(pglite, { mutex, idleTimeoutMs, log }),
     // Wait for the holder of the session (a running transaction) before closing.
     close: () => (closed ??= mutex.lock().then(async (release) => {
       try { await pglite.close(); } finally { release(); }

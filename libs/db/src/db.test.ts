@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Generated } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDb, dropSchema, isForeignKeyViolation, isUniqueViolation, migrate, openConnection,
@@ -161,6 +161,54 @@ describe('on pglite', () => {
     } finally {
       await conn.close();
     }
+  });
+
+  describe('a holder idle past the limit', () => {
+    let conn: DbConnection;
+    let db: ReturnType<typeof createDb<TestDb>>;
+    beforeAll(async () => {
+      conn = await openConnection({ dataDir: ':memory:', idleSessionTimeoutMs: 300 });
+      await migrate(conn, 'idle', migrationsDir);
+      db = createDb<TestDb>(conn, 'idle');
+    });
+    afterAll(async () => conn?.close());
+    const ids = async () => (await db.selectFrom('items').select('id').orderBy('id').execute()).map((r) => r.id);
+
+    // Regression: a transaction that waited for something that itself waited for the session
+    // (its own query outside it, a call to a service on the same database) held it for good.
+    it('loses the session, so a transaction waiting on its own session cannot wedge the database', async () => {
+      const stuck = db.transaction().execute(async (trx) => {
+        await trx.insertInto('items').values({ id: 'stuck', name: 'stuck' }).execute();
+        await db.selectFrom('items').select('id').execute();
+        await trx.insertInto('items').values({ id: 'stuck2', name: 'stuck2' }).execute();
+      });
+      await expect(stuck).rejects.toThrow(/idle in a transaction/);
+      expect(await ids()).toEqual([]);
+    });
+
+    it('cannot commit after the session was taken back', async () => {
+      const late = db.transaction().execute(async (trx) => {
+        await trx.insertInto('items').values({ id: 'late', name: 'late' }).execute();
+        await new Promise((resolve) => setTimeout(resolve, 600));
+      });
+      await expect(late).rejects.toThrow(/idle in a transaction/);
+      await db.insertInto('items').values({ id: 'after', name: 'after' }).execute();
+      expect(await ids()).toEqual(['after']);
+    });
+
+    it('keeps a transaction that is busy, however long its queries take', async () => {
+      await db.transaction().execute(async (trx) => {
+        const started = Date.now();
+        await sql`select count(*) from generate_series(1, 1000000)`.execute(trx);
+        expect(Date.now() - started).toBeGreaterThan(300);
+        await trx.insertInto('items').values({ id: 'busy', name: 'busy' }).execute();
+        for (let i = 0; i < 5; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          await trx.selectFrom('items').select('id').execute();
+        }
+      });
+      expect(await ids()).toContain('busy');
+    });
   });
 
   it('persists data in <dataDir>/pgdata across close and reopen', async () => {

@@ -1,5 +1,5 @@
 /** Per-service query builders over a shared connection. */
-import { Kysely, sql } from 'kysely';
+import { CompiledQuery, Kysely, sql } from 'kysely';
 import type { DbConnection } from './connection.js';
 import { quoteSchemaName } from './schema-name.js';
 import { traceQueries } from './tracing.js';
@@ -20,4 +20,13 @@ export function createDb<DB>(conn: DbConnection, schema: string): Kysely<DB> {
 export async function dropSchema(conn: DbConnection, schema: string): Promise<void> {
   const db = new Kysely<unknown>({ dialect: conn.dialect() });
   await sql.raw(`drop schema if exists ${quoteSchemaName(schema)} cascade`).execute(db);
+}
+
+/**
+ * Runs one SQL statement with `$1`-style parameters on the connection, naming schemas itself
+ * (tests and tools that reach state no API exposes); the rows it returns.
+ */
+export async function executeSql<R = Record<string, unknown>>(conn: DbConnection, text: string, params: readonly unknown[] = []): Promise<R[]> {
+  const db = new Kysely<unknown>({ dialect: conn.dialect() });
+  return (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
 }

@@ -3,7 +3,7 @@
  * service of the process (standalone), one schema per service, raw-SQL migrations.
  */
 export { openConnection, type DbConnection, type OpenConnectionOptions } from './connection.js';
-export { createDb, dropSchema } from './db.js';
+export { createDb, dropSchema, executeSql } from './db.js';
 export { migrate } from './migrate.js';
 export { isUniqueViolation, isForeignKeyViolation, type ConstraintViolation } from './errors.js';
 export { quoteSchemaName } from './schema-name.js';

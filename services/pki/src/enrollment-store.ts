@@ -2,7 +2,7 @@
  * Every query on enrollments. Tokens are stored as hashes and JWTs sealed; the store hands
  * rows out sealed and the caller opens them (enrollments.ts), so nothing here sees a secret.
  */
-import { sql, type ColumnType, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import { enrollmentExists, type Enrollment, type EnrollmentMethod } from './domain/enrollment.js';
@@ -66,16 +66,20 @@ function toStored(r: Selectable<EnrollmentsTable>): StoredEnrollment {
   };
 }
 
+function toRow(e: NewEnrollment) {
+  return {
+    id: e.id, method: e.method, identity_id: e.identityId, edge_router_id: e.edgeRouterId, transit_router_id: e.transitRouterId,
+    ca_id: e.caId, username: e.username, token_hash: e.tokenHash, jwt_encrypted: e.jwtEncrypted, issued_at: e.issuedAt, expires_at: e.expiresAt,
+  };
+}
+
 /** Creates the enrollment store over the pki schema. */
 export function createEnrollmentStore(db: Kysely<PkiDb>) {
   const store = {
     /** Inserts; ENROLLMENT_EXISTS when the owner already has one of this method. */
     async insert(e: NewEnrollment): Promise<StoredEnrollment> {
       try {
-        const row = await db.insertInto('enrollments').values({
-          id: e.id, method: e.method, identity_id: e.identityId, edge_router_id: e.edgeRouterId, transit_router_id: e.transitRouterId,
-          ca_id: e.caId, username: e.username, token_hash: e.tokenHash, jwt_encrypted: e.jwtEncrypted, issued_at: e.issuedAt, expires_at: e.expiresAt,
-        }).returningAll().executeTakeFirstOrThrow();
+        const row = await db.insertInto('enrollments').values(toRow(e)).returningAll().executeTakeFirstOrThrow();
         return toStored(row);
       } catch (err) {
         if (isUniqueViolation(err)?.constraint?.startsWith('enrollments_') && !isUniqueViolation(err)?.constraint?.includes('token')) throw enrollmentExists(e.method);
@@ -142,15 +146,24 @@ export function createEnrollmentStore(db: Kysely<PkiDb>) {
     },
 
     /**
-     * Redeems a token: deletes its enrollment, then runs `complete` with the deleted row in the
-     * same transaction. Only one of two concurrent redemptions sees the row; if `complete`
-     * fails, the delete rolls back and the token stays usable.
+     * Claims a token for redemption: deletes its enrollment in one statement and returns it, so
+     * of concurrent redemptions only one gets the row. No transaction stays open while the
+     * caller does the remote work (ARCHITECTURE.md rule 7); it `restore`s the row if that fails.
      */
-    redeem<T>(tokenHash: string, complete: (e: StoredEnrollment | undefined) => Promise<T>): Promise<T> {
-      return db.transaction().execute(async (trx: Transaction<PkiDb>) => {
-        const row = await trx.deleteFrom('enrollments').where('token_hash', '=', tokenHash).returningAll().executeTakeFirst();
-        return complete(row && toStored(row));
-      });
+    async claim(tokenHash: string): Promise<StoredEnrollment | undefined> {
+      const row = await db.deleteFrom('enrollments').where('token_hash', '=', tokenHash).returningAll().executeTakeFirst();
+      return row && toStored(row);
+    },
+
+    /**
+     * Puts back a claimed enrollment whose redemption failed, as it was, so its token stays
+     * usable; false when its owner got a new enrollment of that method meanwhile (that one stays).
+     */
+    async restore(e: StoredEnrollment): Promise<boolean> {
+      const r = await db.insertInto('enrollments')
+        .values({ ...toRow(e), tags: JSON.stringify(e.tags), created_at: e.createdAt, updated_at: e.updatedAt })
+        .onConflict((oc) => oc.doNothing()).executeTakeFirst();
+      return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
     },
   };
   return store;

@@ -1,9 +1,13 @@
 /**
  * Redeeming enrollment tokens (OpenZiti's enrollment_mod_ott.go, enrollment_mod_updb.go,
- * enrollment_mod_erott.go, enrollment_mod_ottca.go): the token's enrollment is deleted and the credential it stood for
- * created in one step; if creating the credential fails, the token stays usable.
+ * enrollment_mod_erott.go, enrollment_mod_ottca.go): the token's enrollment is claimed (deleted, so
+ * one redemption wins), then the credential it stood for is created by the service that owns it;
+ * if that fails, the enrollment is put back and the token stays usable. No transaction is open
+ * across the remote call (ARCHITECTURE.md rule 7): on the embedded database it would hold the one
+ * session the called service needs too.
  */
-import { ZitiError } from '@edge/errors';
+import { ZitiError, isZitiError } from '@edge/errors';
+import type { Logger } from '@edge/logging';
 import type { Cas } from './cas.js';
 import { issueIdentityCertificate } from './client-certificates.js';
 import type { ControllerPki } from './controller-pki.js';
@@ -36,20 +40,37 @@ export interface RedeemDeps {
   pki: ControllerPki;
   peers: EnrollmentPeers;
   cas: Pick<Cas, 'find'>;
+  log: Logger;
 }
+
+/** The owner of the enrollment went while it was redeemed: there is nothing to put back. */
+const ownerGone = (err: unknown) => isZitiError(err) && err.code === 'NOT_FOUND';
 
 /** Creates the redeem operations. */
 export function createRedeem(deps: RedeemDeps) {
   const { store, pki, peers } = deps;
 
   /** Runs `complete` on the token's enrollment, once, if it may be redeemed through `method`. */
-  function redeem<T>(token: string, method: string, complete: (e: StoredEnrollment) => Promise<T>): Promise<T> {
-    if (token.trim() === '') return Promise.reject(invalidToken());
-    return store.redeem(hashEnrollmentToken(token.trim()), async (e) => {
-      if (!e) throw invalidToken();
+  async function redeem<T>(token: string, method: string, complete: (e: StoredEnrollment) => Promise<T>): Promise<T> {
+    if (token.trim() === '') throw invalidToken();
+    const e = await store.claim(hashEnrollmentToken(token.trim()));
+    if (!e) throw invalidToken();
+    try {
       checkRedeemable(e, method);
-      return complete(e);
-    });
+      return await complete(e);
+    } catch (err) {
+      if (!ownerGone(err)) await putBack(e);
+      throw err;
+    }
+  }
+
+  /** Compensates a failed redemption; the caller's error is what the client needs to see. */
+  async function putBack(e: StoredEnrollment): Promise<void> {
+    try {
+      if (!(await store.restore(e))) deps.log.info({ enrollmentId: e.id }, 'a failed redemption was not put back: a newer enrollment took its place');
+    } catch (err) {
+      deps.log.error({ err, enrollmentId: e.id }, 'could not put back the enrollment of a failed redemption; its token is spent');
+    }
   }
 
   /** ott: one client certificate, CN = the identity id, which becomes a cert authenticator. */

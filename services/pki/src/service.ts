@@ -68,7 +68,7 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       stack.defer(scheduleOrphanSweep(enrollmentStore, peers, log));
 
       const checkIntegrity = createIntegrityCheck(enrollmentStore, peers);
-      const redeem = createRedeem({ store: enrollmentStore, pki, peers, cas });
+      const redeem = createRedeem({ store: enrollmentStore, pki, peers, cas, log });
 
       const server = createRpcServer('pki', log);
       server.add<PkiServiceHandlers>(contracts.pki(), {

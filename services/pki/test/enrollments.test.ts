@@ -2,7 +2,6 @@
  * The enrollment RPCs of the pki service on a real Postgres schema and a real gRPC port, with
  * small stand-ins for the identity and auth services (the only things outside the process).
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,11 +13,12 @@ import { notFound, ZitiError } from '@edge/errors';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
 import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers } from '@edge/proto';
-import { createRpcClient, createRpcServer, stubHandlers, type RpcServer } from '@edge/rpc';
+import { createRpcClient } from '@edge/rpc';
 import { createLocalJWKSet, decodeJwt, importX509, jwtVerify } from 'jose';
 import { sql, Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPkiService } from '../src/index.js';
+import { createFakes, makeCsr } from './support.js';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const prefix = `t${randomBytes(4).toString('hex')}_`;
@@ -31,18 +31,11 @@ let conn: DbConnection;
 let bus: Bus;
 let svc: EdgeService;
 let svcConfig: Config;
-let fakes: RpcServer[] = [];
+const fakes = createFakes();
 let client: ReturnType<typeof createPkiClient>;
 
 function createPkiClient(port: number) {
   return createRpcClient(contracts.pki(), `127.0.0.1:${port}`, { deadlineMs: 5000 });
-}
-
-async function fake<H>(name: 'identity' | 'auth', contract: Parameters<RpcServer['add']>[0], handlers: Partial<H>): Promise<string> {
-  const server = createRpcServer(name, silentLogger());
-  server.add(contract, stubHandlers<H>(handlers as never) as never);
-  fakes.push(server);
-  return `127.0.0.1:${await server.listen('127.0.0.1:0')}`;
 }
 
 function config(env: Record<string, string>): Config {
@@ -53,16 +46,12 @@ function config(env: Record<string, string>): Config {
   });
 }
 
-function csr(cn: string): string {
-  const key = join(dataDir, `k${randomBytes(4).toString('hex')}.pem`);
-  execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key], { stdio: 'ignore' });
-  return execFileSync('openssl', ['req', '-new', '-key', key, '-subj', `/CN=${cn}`], { encoding: 'utf8' });
-}
+const csr = (cn: string) => makeCsr(dataDir, cn);
 
 beforeAll(async () => {
   conn = await openConnection({ url: DATABASE_URL, poolSize: 5 });
   bus = createMemoryBus({ retryDelayMs: 20 });
-  const identityAddr = await fake<IdentityServiceHandlers>('identity', contracts.identity(), {
+  const identityAddr = await fakes.add<IdentityServiceHandlers>('identity', contracts.identity(), {
     async GetIdentity(req) {
       if (!identities.has(req.id)) throw notFound('identity', req.id);
       return { id: req.id } as never;
@@ -75,7 +64,7 @@ beforeAll(async () => {
       return {};
     },
   });
-  const authAddr = await fake<AuthServiceHandlers>('auth', contracts.auth(), {
+  const authAddr = await fakes.add<AuthServiceHandlers>('auth', contracts.auth(), {
     async CreateCertAuthenticator(req) {
       certAuthenticators.push({ identityId: req.identityId, certPem: req.certPem });
       return { id: 'a1' };
@@ -95,8 +84,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   await svc?.stop();
-  await Promise.all(fakes.map((f) => f.stop(100)));
-  fakes = [];
+  await fakes.stop();
   await dropSchema(conn, `${prefix}pki`);
   await conn.close();
   rmSync(dataDir, { recursive: true, force: true });

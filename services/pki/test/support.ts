@@ -1,0 +1,33 @@
+/**
+ * What the pki service tests share: CSRs made with openssl, and small gRPC stand-ins for the
+ * services pki calls (the only things outside the process under test).
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { silentLogger } from '@edge/logging';
+import { createRpcServer, stubHandlers, type RpcServer } from '@edge/rpc';
+
+/** A PEM CSR with subject CN=`cn` for a fresh P-256 key written under `dir`. */
+export function makeCsr(dir: string, cn: string): string {
+  const key = join(dir, `k${randomBytes(4).toString('hex')}.pem`);
+  execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key], { stdio: 'ignore' });
+  return execFileSync('openssl', ['req', '-new', '-key', key, '-subj', `/CN=${cn}`], { encoding: 'utf8' });
+}
+
+/** Stand-in gRPC servers on loopback; `stop` ends every one started. */
+export function createFakes() {
+  const servers: RpcServer[] = [];
+  return {
+    /** Serves `handlers` (the rest answer UNIMPLEMENTED); resolves with the address. */
+    async add<H>(name: string, contract: Parameters<RpcServer['add']>[0], handlers: Partial<H>): Promise<string> {
+      const server = createRpcServer(name, silentLogger());
+      server.add(contract, stubHandlers<H>(handlers as never) as never);
+      servers.push(server);
+      return `127.0.0.1:${await server.listen('127.0.0.1:0')}`;
+    },
+    async stop(): Promise<void> {
+      await Promise.all(servers.splice(0).map((s) => s.stop(100)));
+    },
+  };
+}
