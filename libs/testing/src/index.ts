@@ -25,3 +25,4 @@ export {
 } from './http-client.js';
 export { createSqlOnlyDb } from './sql-only-db.js';
 export { freePort, freePortBlock } from './ports.js';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
