@@ -55,11 +55,11 @@ const schema = z.object({
   EDGE_AUTH_RATE_LIMIT_PER_USERNAME: z.coerce.number().int().min(1).max(1_000_000).default(20),
   EDGE_GRPC_LISTEN_ADDR: addr.optional(),
   EDGE_GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  EDGE_AUTH_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.auth}`),
-  EDGE_PKI_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.pki}`),
-  EDGE_IDENTITY_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.identity}`),
-  EDGE_POLICY_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.policy}`),
-  EDGE_SESSION_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.session}`),
+  EDGE_AUTH_GRPC_ADDR: target.optional(),
+  EDGE_PKI_GRPC_ADDR: target.optional(),
+  EDGE_IDENTITY_GRPC_ADDR: target.optional(),
+  EDGE_POLICY_GRPC_ADDR: target.optional(),
+  EDGE_SESSION_GRPC_ADDR: target.optional(),
   EDGE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   EDGE_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   EDGE_OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
@@ -83,7 +83,12 @@ export interface Config {
   apiSessionTimeoutMinutes: number;
   /** Bounds on authentication per auth process: concurrent ones, and attempts per window per source IP and per username. */
   authRateLimit: { maxConcurrent: number; windowSeconds: number; perIp: number; perUsername: number };
-  grpc: { listenAddr?: string; deadlineMs: number; targets: Record<ServiceName, string> };
+  /**
+   * `targets`: where each service is reached; `defaultTargets`: the services whose target is
+   * the built-in default (no EDGE_<SERVICE>_GRPC_ADDR), which the standalone controller binds on
+   * ports the OS picks instead.
+   */
+  grpc: { listenAddr?: string; deadlineMs: number; targets: Record<ServiceName, string>; defaultTargets: ServiceName[] };
   /** `format` unset: human-readable on a terminal, JSON lines otherwise (see @edge/logging). */
   log: { level: Raw['EDGE_LOG_LEVEL']; format?: 'pretty' | 'json' };
   otel: { endpoint?: string; namespace: string };
@@ -136,6 +141,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }));
   }
   const r = parsed.data;
+  const given: Record<ServiceName, string | undefined> = {
+    auth: r.EDGE_AUTH_GRPC_ADDR,
+    pki: r.EDGE_PKI_GRPC_ADDR,
+    identity: r.EDGE_IDENTITY_GRPC_ADDR,
+    policy: r.EDGE_POLICY_GRPC_ADDR,
+    session: r.EDGE_SESSION_GRPC_ADDR,
+  };
   const unreachable = unreachableAdvertisedAddress(r.EDGE_ADVERTISED_ADDRESS, r.EDGE_HTTP_ADDR);
   if (unreachable) throw new ConfigError([unreachable]);
   return {
@@ -155,13 +167,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     grpc: {
       listenAddr: r.EDGE_GRPC_LISTEN_ADDR,
       deadlineMs: r.EDGE_GRPC_DEADLINE_MS,
-      targets: {
-        auth: r.EDGE_AUTH_GRPC_ADDR,
-        pki: r.EDGE_PKI_GRPC_ADDR,
-        identity: r.EDGE_IDENTITY_GRPC_ADDR,
-        policy: r.EDGE_POLICY_GRPC_ADDR,
-        session: r.EDGE_SESSION_GRPC_ADDR,
-      },
+      targets: Object.fromEntries(SERVICE_NAMES.map((s) => [s, given[s] ?? `127.0.0.1:${DEFAULT_GRPC_PORTS[s]}`])) as Record<ServiceName, string>,
+      defaultTargets: SERVICE_NAMES.filter((s) => given[s] === undefined),
     },
     log: { level: r.EDGE_LOG_LEVEL, format: r.EDGE_LOG_FORMAT },
     otel: { endpoint: r.EDGE_OTEL_EXPORTER_OTLP_ENDPOINT, namespace: r.EDGE_OTEL_SERVICE_NAMESPACE },

@@ -7,4 +7,4 @@ export { createDb, dropSchema, executeSql } from './db.js';
 export { migrate } from './migrate.js';
 export { isUniqueViolation, isForeignKeyViolation, isDatabaseUnavailable, asDatabaseError, type ConstraintViolation } from './errors.js';
 export { quoteSchemaName } from './schema-name.js';
-export { analyzeTables, inChunks } from './chunks.js';
+export { analyzeTables, inChunks, withRowProgress } from './chunks.js';
