@@ -50,11 +50,26 @@ describe('the command line', () => {
     for (const script of [launcher, serviceMain('gateway')]) {
       const r = run(script, ['standalon']);
       expect(r.status).toBe(2);
-      expect(r.stderr).toContain('unknown command "standalon"');
+      expect(r.stderr).toContain('unknown command or argument "standalon"');
       expect(r.stderr).toContain('usage: ');
       expect(r.started).toBe(false);
     }
+    const extra = run(launcher, ['standalone', '--verbose']);
+    expect(extra.status).toBe(2);
+    expect(extra.stderr).toContain('unknown command or argument "--verbose"');
+    expect(extra.started).toBe(false);
   });
+});
+
+describe('npm start', () => {
+  it('reports the build it runs first on a line or two, then hands the arguments to the launcher', () => {
+    const start = fileURLToPath(new URL('../scripts/start.mjs', import.meta.url));
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const r = spawnSync(process.execPath, [start, 'standalone', '--no-such-flag'], { cwd: root, env: { PATH: process.env.PATH, EDGE_DATA_DIR: freshDataDir() }, encoding: 'utf8', timeout: 240_000 });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^building \(incremental tsc -b\)…\nbuilt \d+ workspaces in [\d.]+ s\n/);
+    expect(r.stderr).toContain('unknown command or argument "--no-such-flag"');
+  }, 240_000);
 });
 
 describe('a bad setting', () => {

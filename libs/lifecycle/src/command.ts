@@ -27,11 +27,14 @@ export type ParsedCommand<C extends string> =
 
 /** Parses `argv` (the arguments after the script). */
 export function parseCommand<C extends string>(spec: CommandSpec<C>, argv: readonly string[]): ParsedCommand<C> {
+  if (argv.some((a) => a === '--help' || a === '-h')) return { kind: 'help' };
   const [word, ...args] = argv;
   if (word === undefined) return { kind: 'run', command: Object.keys(spec.commands)[0] as C, args: [] };
-  if (word === '--help' || word === '-h' || word === 'help') return { kind: 'help' };
-  if (Object.hasOwn(spec.commands, word)) return { kind: 'run', command: word as C, args };
-  return { kind: 'unknown', word };
+  if (word === 'help') return { kind: 'help' };
+  if (!Object.hasOwn(spec.commands, word)) return { kind: 'unknown', word };
+  // A command that takes no arguments refuses one rather than ignore a typo (`standalone --prot`).
+  if (args.length > 0 && spec.args?.[word as C] === undefined) return { kind: 'unknown', word: args[0]! };
+  return { kind: 'run', command: word as C, args };
 }
 
 /**
@@ -45,6 +48,6 @@ export function commandOrExit<C extends string>(spec: CommandSpec<C>, argv: read
     process.stdout.write(usage(spec));
     process.exit(0);
   }
-  process.stderr.write(`unknown command ${JSON.stringify(parsed.word)}\n${usage(spec)}`);
+  process.stderr.write(`unknown command or argument ${JSON.stringify(parsed.word)}\n${usage(spec)}`);
   process.exit(2);
 }
