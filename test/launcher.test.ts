@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createHttpClient } from '@edge/testing';
+import { createHttpClient, freePortBlock } from '@edge/testing';
 import { freePort } from './support/infra.js';
 
 const launcher = fileURLToPath(new URL('../deploy/launcher/dist/main.js', import.meta.url));
@@ -101,6 +101,20 @@ describe('what the settings point at', () => {
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe(`cannot start: EDGE_HTTP_ADDR "127.0.0.1:${port}": address in use`);
     expect(r.started).toBe(false);
+  });
+
+  it('names EDGE_CLUSTER_BASE_PORT when a port of the cluster is taken, before starting a process', async () => {
+    const base = await freePortBlock(60);
+    const policyPort = base + 30;
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(policyPort, '127.0.0.1', r));
+    try {
+      const r = run(launcher, ['cluster'], { EDGE_HTTP_ADDR: `127.0.0.1:${await freePort()}`, EDGE_CLUSTER_BASE_PORT: String(base) });
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim()).toBe(`cannot start: EDGE_CLUSTER_BASE_PORT "${base}": port ${policyPort} (policy-0) is in use`);
+    } finally {
+      busy.close();
+    }
   });
 
   it('names EDGE_DATABASE_URL, password masked, when the database cannot be reached', async () => {

@@ -39,12 +39,16 @@ export function replicaTarget(ports: number[]): string {
   return ports.length === 1 ? `127.0.0.1:${ports[0]}` : `ipv4:${ports.map((p) => `127.0.0.1:${p}`).join(',')}`;
 }
 
+/** The gRPC ports of each service's replicas: service n's replica r on base + 10·n + r. */
+export function clusterPorts(replicas: Partial<Record<ServiceName, number>>, base: number = DEFAULT_GRPC_PORTS.auth): Record<ServiceName, number[]> {
+  return Object.fromEntries(
+    SERVICE_NAMES.map((name, n) => [name, Array.from({ length: Math.max(1, replicas[name] ?? 1) }, (_, r) => base + 10 * n + r)]),
+  ) as Record<ServiceName, number[]>;
+}
+
 /** Starts the processes under supervision; returns once they are spawned (not yet ready: see ready.ts). */
 export function startCluster(opts: ClusterOptions) {
-  const base = opts.basePort ?? DEFAULT_GRPC_PORTS.auth;
-  const ports = Object.fromEntries(
-    SERVICE_NAMES.map((name, n) => [name, Array.from({ length: Math.max(1, opts.replicas[name] ?? 1) }, (_, r) => base + 10 * n + r)]),
-  ) as Record<ServiceName, number[]>;
+  const ports = clusterPorts(opts.replicas, opts.basePort);
   const targets = Object.fromEntries(SERVICE_NAMES.map((s) => [`EDGE_${s.toUpperCase()}_GRPC_ADDR`, replicaTarget(ports[s])]));
   const metrics = metricsAddrs(opts.metricsAddr, ports);
   const supervisor = createSupervisor({ log: opts.log, backoff: opts.backoff, onExit: opts.onExit });

@@ -7,7 +7,8 @@ import { createLogger, type Logger } from '@edge/logging';
 import { commandOrExit, describeStartupFailure, loadConfigOrExit, openInfra, runUntilSignal } from '@edge/lifecycle';
 import { startTelemetry } from '@edge/telemetry';
 import { startStandalone, type RunningController } from './standalone.js';
-import { startCluster } from './cluster.js';
+import { clusterPorts, startCluster } from './cluster.js';
+import { checkClusterPorts, checkHttpAddress } from './ports.js';
 import { importFile } from './import.js';
 import { banner } from './banner.js';
 import { waitUntilReady } from './ready.js';
@@ -89,6 +90,8 @@ async function runCluster(): Promise<void> {
   await runUntilSignal(
     {
       start: async () => {
+        await checkHttpAddress(config);
+        await checkClusterPorts(clusterPorts(replicas, basePort), basePort);
         await checkInfra(config, log);
         cluster = startCluster({ env, replicas, basePort, metricsAddr: config.metrics.addr, log });
         const grpc = Object.fromEntries(SERVICE_NAMES.flatMap((s) => cluster!.ports[s].map((port, r) => [`${s}-${r}`, `127.0.0.1:${port}`])));

@@ -5,10 +5,10 @@
  * is given).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { SERVICE_NAMES, type Config, type ServiceName } from '@edge/config';
-import { explainListenFailure, openInfra, openMetricsEndpoint, type EdgeService, type Infra, type ServiceContext } from '@edge/lifecycle';
+import { openInfra, openMetricsEndpoint, type EdgeService, type Infra, type ServiceContext } from '@edge/lifecycle';
 import { localTarget } from '@edge/rpc';
+import { checkHttpAddress } from './ports.js';
 import type { DbConnection } from '@edge/db';
 import type { Logger } from '@edge/logging';
 import { createAuthService } from '@edge/auth';
@@ -49,7 +49,7 @@ export interface RunningController {
 export async function startStandalone(config: Config, log: Logger): Promise<RunningController> {
   if (SERVICE_NAMES.length !== START_ORDER.length) throw new Error('a service is missing from the start order');
   // Before anything is created (the admin, the CA): the HTTPS port is the one most often taken.
-  await checkCanListen(config);
+  await checkHttpAddress(config);
   // One endpoint for the process: every service's gRPC series and the gateway's HTTP series.
   const metrics = await openMetricsEndpoint(config, log);
   let infra: Infra;
@@ -104,16 +104,4 @@ function standaloneConfig(config: Config): Config {
   const targets = { ...config.grpc.targets };
   for (const s of config.grpc.defaultTargets) targets[s] = localTarget(`${instance}/${s}`);
   return { ...config, grpc: { ...config.grpc, listenAddr: undefined, targets } };
-}
-
-/** Fails with the variable named when the gateway's HTTPS address cannot be listened on. */
-async function checkCanListen(config: Config): Promise<void> {
-  const i = config.http.addr.lastIndexOf(':');
-  const [host, port] = [config.http.addr.slice(0, i).replace(/^\[|\]$/g, ''), Number(config.http.addr.slice(i + 1))];
-  if (port === 0) return;
-  await new Promise<void>((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (err) => reject(explainListenFailure(err, config) ?? err));
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
-  });
 }
