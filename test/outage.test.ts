@@ -47,7 +47,7 @@ beforeAll(async () => {
     EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`,
     EDGE_NATS_URL: viaProxy(TEST_NATS_URL, natsProxy),
     EDGE_NATS_SUBJECT_PREFIX: `${prefix}.`,
-    EDGE_GRPC_DEADLINE_MS: '10000',
+    EDGE_GRPC_DEADLINE_MS: '3000',
   });
   running = await startStandalone(config, silentLogger());
   http = createHttpClient({ baseUrl: running.url, ca: running.caPem, validator: loadSpecValidator() });
@@ -141,4 +141,29 @@ describe('NATS unreachable', () => {
     }
     await eventuallyStatus(createIdentity, 201, 20_000);
   }, 40_000);
+});
+
+describe('a service down', () => {
+  it('is waited for until the request\'s deadline, then 503 UNAVAILABLE naming no address, and used again as soon as it is back (also after a restart in the process)', async () => {
+    const policy = running.service('policy');
+    await policy.stop();
+    let restarted: Promise<void> | undefined;
+    try {
+      const listServices = () => http.get(`${M}/services?limit=5`, { session: admin });
+      const down = await timed(listServices);
+      expect(down.status, down.text).toBe(503);
+      expect(down.body.error).toMatchObject({ code: 'UNAVAILABLE', causeMessage: 'the policy service is not available' });
+      // EDGE_GRPC_DEADLINE_MS is 3 s here: the request waited for the service that long, no longer.
+      expect(down.ms).toBeGreaterThan(2_500);
+      expect(down.ms).toBeLessThan(4_500);
+      expectNoInternalAddress(down);
+      restarted = policy.start();
+      await restarted;
+      const back = await timed(listServices);
+      expect(back.status).toBe(200);
+      expect(back.ms).toBeLessThan(1_500);
+    } finally {
+      await restarted;
+    }
+  }, 30_000);
 });
