@@ -61,6 +61,17 @@ describe('the supervisor', () => {
     expect(String(exits[0]!.msg)).toContain('crasher exited (code 3); restarting in 50 ms');
   });
 
+  it('starts over at the first delay after a process ran long enough to count as healthy', async () => {
+    const path = join(dir, 'slow-crash.cjs');
+    writeFileSync(path, 'setTimeout(() => process.exit(4), 250);\n');
+    const { lines, log } = capture();
+    const sup = createSupervisor({ log, backoff: { initialMs: 20, maxMs: 1_000, stableMs: 200 } });
+    sup.run('slow', path, { PATH: process.env.PATH });
+    await until(() => lines.filter((l) => l.process === 'slow' && l.code === 4).length >= 3, 10_000);
+    await sup.stop(1_000);
+    expect(lines.filter((l) => l.code === 4).slice(0, 3).map((l) => l.restartInMs)).toEqual([20, 20, 20]);
+  });
+
   it('starts a killed process again at once, logging the signal', async () => {
     const stay = script('stay', 'stay');
     const { lines, log } = capture();

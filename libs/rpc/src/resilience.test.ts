@@ -3,6 +3,8 @@
  * along a chain of calls, and UNAVAILABLE errors that name no internal address.
  */
 import { randomUUID } from 'node:crypto';
+import { connect, createServer as createTcpServer, type Socket } from 'node:net';
+import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { contracts, type PkiServiceClient, type PkiServiceHandlers } from '@edge/proto';
 import { isZitiError, type ZitiError } from '@edge/errors';
@@ -64,6 +66,36 @@ describe('a service that comes back', () => {
     const second = await pkiServer({ GetServerTls: async () => TLS }, `127.0.0.1:${first.port}`);
     cleanup.push(() => second.server.stop(0));
     await expect(call).resolves.toMatchObject({ certChainPem: 'c' });
+  });
+});
+
+describe('keepalive', () => {
+  it('lets a client ping an idle connection often without the server ending it', async () => {
+    const s = await pkiServer({ GetServerTls: async () => TLS });
+    cleanup.push(() => s.server.stop(0));
+    // A relay counts the connections the client opens: a GOAWAY would make it open another.
+    let connections = 0;
+    const sockets: Socket[] = [];
+    const relay = createTcpServer((down) => {
+      connections++;
+      const up = connect(s.port, '127.0.0.1');
+      sockets.push(down, up);
+      down.pipe(up).pipe(down);
+      down.on('error', () => up.destroy());
+      up.on('error', () => down.destroy());
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    cleanup.push(() => { sockets.forEach((x) => x.destroy()); relay.close(); });
+    const Ctor = contracts.pki();
+    const raw = new Ctor(`127.0.0.1:${(relay.address() as { port: number }).port}`, grpc.credentials.createInsecure(), {
+      'grpc.keepalive_time_ms': 100, 'grpc.keepalive_timeout_ms': 1_000, 'grpc.keepalive_permit_without_calls': 1,
+    }) as unknown as grpc.Client & Record<string, (...a: unknown[]) => void>;
+    cleanup.push(() => raw.close());
+    const call = () => new Promise((resolve, reject) => raw.GetServerTls!({}, { deadline: Date.now() + 2_000 }, (err: unknown, res: unknown) => (err ? reject(err) : resolve(res))));
+    await call();
+    await sleep(1_500); // about fifteen pings on an idle connection
+    await call();
+    expect(connections).toBe(1);
   });
 });
 

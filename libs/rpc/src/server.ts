@@ -45,8 +45,9 @@ export interface RpcServerOptions {
 export function createRpcServer(name: string, log: Logger, options: RpcServerOptions = {}): RpcServer {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': 8 * 1024 * 1024,
-    // Clients ping idle connections (client.ts); a server that refused those pings would end
-    // their connections with GOAWAY too_many_pings.
+    // Clients ping idle connections every 10 s (client.ts). grpc-js accepts pings without a
+    // minimum interval; these say so to gRPC servers that enforce one (C-core answers pings it
+    // deems too frequent with GOAWAY too_many_pings), so the policy is explicit here.
     'grpc.keepalive_permit_without_calls': 1,
     'grpc.http2.min_ping_interval_without_data_ms': 5_000,
     'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
