@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, schemaName, SERVICE_NAMES, type ServiceName } from '@edge/config';
+import { loadConfig, schemaName, type ServiceName } from '@edge/config';
 import { executeSql } from '@edge/db';
 import { silentLogger } from '@edge/logging';
 import { startStandalone, type RunningController } from '@edge/launcher';
 import { createHttpClient, loadSpecValidator, type HttpClient } from '@edge/testing';
-import { freePort, TEST_DATABASE_URL, TEST_NATS_URL, uniquePrefix } from './infra.js';
+import { TEST_DATABASE_URL, TEST_NATS_URL, uniquePrefix } from './infra.js';
 import { cleanupPrefix } from './cleanup.js';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
@@ -66,7 +66,7 @@ export async function startTestController(opts: TestControllerOptions = {}): Pro
     env.EDGE_NATS_URL = TEST_NATS_URL;
     env.EDGE_NATS_SUBJECT_PREFIX = `${prefix}.`;
   }
-  for (const s of SERVICE_NAMES) env[`EDGE_${s.toUpperCase()}_GRPC_ADDR`] ??= `127.0.0.1:${await freePort()}`;
+  // No EDGE_<SERVICE>_GRPC_ADDR: the services bind ports the OS picks, as npm start does.
   const config = loadConfig(env);
   const connect = (r: RunningController) => createHttpClient({ baseUrl: r.url, ca: r.caPem, validator: loadSpecValidator() });
   const running = await startStandalone(config, silentLogger());
