@@ -3,6 +3,7 @@
  *
  * - {@link loadSpecValidator}: checks responses against the official OpenZiti Edge API specs.
  * - {@link createHttpClient}: HTTPS client for a self-signed controller, validating responses.
+ * - {@link startNatsServer}: a NATS server of the test's own, to stop and start again.
  */
 export {
   loadSpecValidator,
@@ -25,3 +26,4 @@ export {
 } from './http-client.js';
 export { createSqlOnlyDb } from './sql-only-db.js';
 export { freePort, freePortBlock } from './ports.js';
+export { startNatsServer, type TestNatsServer } from './nats-server.js';
