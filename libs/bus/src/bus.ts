@@ -40,6 +40,7 @@ export interface Bus {
   /**
    * Publishes after the caller's write committed; resolves when the message is durably stored
    * (JetStream ack) or, in-process, queued. Subjects must start with `edge.` to be stored.
+   * Rejects at once while the connection to NATS is down.
    */
   publish(subject: string, data: unknown, headers?: Record<string, string>): Promise<void>;
   /**

@@ -34,7 +34,8 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
   const prefix = opts.subjectPrefix ?? '';
   const log = opts.log;
   const nc = await connect({ servers: opts.url.split(','), name: opts.name, maxReconnectAttempts: -1 });
-  void watchStatus(nc, log);
+  const link = { connected: true };
+  void watchStatus(nc, link, log);
   const jsm = await nc.jetstreamManager();
   const js = nc.jetstream();
   const stream = streamName(prefix);
@@ -50,6 +51,9 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
 
   return {
     async publish(subject, data, headers) {
+      // Disconnected, the client would buffer the message and wait for an ack until its timeout:
+      // fail at once instead, so the caller (the outbox relay) backs off and keeps the event.
+      if (!link.connected) throw new Error('nats is disconnected');
       await inPublishSpan(subject, headers, async (traced) => {
         const h = natsHeaders();
         for (const [key, value] of Object.entries(traced)) h.set(key, value);
@@ -160,8 +164,10 @@ function encode(data: unknown): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(data ?? null));
 }
 
-async function watchStatus(nc: NatsConnection, log?: Logger): Promise<void> {
+async function watchStatus(nc: NatsConnection, link: { connected: boolean }, log?: Logger): Promise<void> {
   for await (const s of nc.status()) {
+    if (s.type === 'disconnect') link.connected = false;
+    else if (s.type === 'reconnect') link.connected = true;
     if (s.type === 'disconnect' || s.type === 'error') log?.warn({ status: s.type, data: s.data }, 'nats connection');
     else if (s.type === 'reconnect') log?.info({ data: s.data }, 'nats reconnected');
   }

@@ -23,6 +23,13 @@ export interface OutboxOptions extends RelayOptions {
   log: Logger;
   /** How often the relay looks for events nobody woke it for. Default 1000 ms. */
   pollMs?: number;
+  /**
+   * How long {@link Outbox.transaction} waits, after the commit, for the relay to publish what it
+   * recorded, so that in the normal case its events are out before the write is answered (as a
+   * publish after commit was). Never longer than this: a slow or absent bus delays nothing.
+   * Default 1000 ms.
+   */
+  awaitRelayMs?: number;
 }
 
 /** Records events with a service's writes and relays them to the bus. */
@@ -32,14 +39,20 @@ export interface Outbox<DB = any> {
    * Nothing is published if the transaction rolls back.
    */
   enqueue(trx: Kysely<any>, subject: string, data: unknown, opts?: EnqueueOptions): Promise<string>;
-  /** Runs `fn` in a transaction of the service's database, then wakes the relay. */
+  /**
+   * Runs `fn` in a transaction of the service's database, then wakes the relay and waits (at
+   * most `awaitRelayMs`) for the round that publishes what the transaction recorded.
+   */
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   /** Starts relaying: a first round now, then on every wake and poll. */
   start(): void;
   /** Stops relaying, waiting for a running round; what is left stays for the next start. */
   stop(): Promise<void>;
-  /** Asks for a round as soon as the running one (if any) is over. */
-  wake(): void;
+  /**
+   * Asks for a round as soon as the running one (if any) is over; resolves when the relay has
+   * gone through every event committed before the call, or stopped at a failed publish.
+   */
+  wake(): Promise<void>;
   /**
    * Relays until no event can be claimed right now (tests, and a clean shutdown); how many were
    * published. Throws what stopped a round (the bus is down).
@@ -56,6 +69,7 @@ export function createOutbox<DB = any>(opts: OutboxOptions): Outbox<DB> {
   const minBackoff = opts.minBackoffMs ?? 100;
   const maxBackoff = opts.maxBackoffMs ?? 2_000;
   const pollMs = opts.pollMs ?? 1_000;
+  const awaitRelayMs = opts.awaitRelayMs ?? 1_000;
   let failures = 0;
   let running: Promise<void> | undefined;
   let again = false;
@@ -63,6 +77,8 @@ export function createOutbox<DB = any>(opts: OutboxOptions): Outbox<DB> {
   let poll: NodeJS.Timeout | undefined;
   let retry: NodeJS.Timeout | undefined;
   let backingOff = false;
+  /** Wakers waiting for the current drain: it covers every commit made before they woke it. */
+  let waiting: Array<() => void> = [];
 
   const backoff = () => Math.min(minBackoff * 2 ** failures, maxBackoff);
 
@@ -88,16 +104,21 @@ export function createOutbox<DB = any>(opts: OutboxOptions): Outbox<DB> {
     } while (again && started);
   }
 
-  function wake(): void {
-    if (!started || backingOff) return;
+  function wake(): Promise<void> {
+    if (!started || backingOff) return Promise.resolve();
+    const done = new Promise<void>((resolve) => waiting.push(resolve));
     if (running) {
       again = true;
-      return;
+      return done;
     }
+    // A drain loops while woken during a round, so when it ends it has covered every waker.
     running = drain().finally(() => {
       running = undefined;
-      if (again && started) wake();
+      const served = waiting;
+      waiting = [];
+      served.forEach((resolve) => resolve());
     });
+    return done;
   }
 
   processMetrics().watchOutbox(opts.name, () => rounds.pending());
@@ -111,7 +132,9 @@ export function createOutbox<DB = any>(opts: OutboxOptions): Outbox<DB> {
 
     async transaction(fn) {
       const result = await (opts.db as Kysely<DB>).transaction().execute(fn);
-      wake();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([wake(), new Promise((resolve) => { timer = setTimeout(resolve, awaitRelayMs); })]);
+      clearTimeout(timer);
       return result;
     },
 
@@ -128,6 +151,7 @@ export function createOutbox<DB = any>(opts: OutboxOptions): Outbox<DB> {
       clearTimeout(retry);
       backingOff = false;
       await running;
+      waiting.splice(0).forEach((resolve) => resolve());
     },
 
     wake,
