@@ -106,6 +106,8 @@ export interface Harness {
   config: Config;
   conn: DbConnection;
   bus: Bus;
+  /** Where the bus is, and the prefix of this file's subjects on it. */
+  nats: { url: string; subjectPrefix: string };
   /** Raw access to the auth schema, for assertions and for ageing sessions. */
   db: Kysely<any>;
   identity: FakeIdentityService;
@@ -116,8 +118,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Sets up a fresh schema, subject prefix, data dir and identity stand-in. */
-export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** Sets up a fresh schema, subject prefix, data dir and identity stand-in; NATS at `natsUrl` (default: the local one). */
+export async function createHarness(env: Record<string, string> = {}, natsUrl = NATS_URL): Promise<Harness> {
   const random = Math.random().toString(36).slice(2, 10);
   const identity = await startFakeIdentityService();
   const dataDir = await mkdtemp(join(tmpdir(), 'edge-auth-'));
@@ -133,12 +135,12 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
     ...env,
   });
   const conn = await openConnection({ url: DATABASE_URL });
-  const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `t${random}.` });
+  const bus = await createNatsBus({ url: natsUrl, subjectPrefix: `t${random}.` });
   const db = createDb<any>(conn, schemaName(config, 'auth'));
   const running: Array<{ service: EdgeService; client: RpcClient<AuthServiceClient> }> = [];
 
   return {
-    config, conn, bus, db, identity,
+    config, conn, bus, db, identity, nats: { url: natsUrl, subjectPrefix: `t${random}.` },
     async addUser(name, password, fields = {}) {
       const added = identity.add({ name, ...fields });
       await db.insertInto('authenticators').values({
