@@ -40,10 +40,11 @@ export interface Outbox<DB = any> {
    */
   enqueue(trx: Kysely<any>, subject: string, data: unknown, opts?: EnqueueOptions): Promise<string>;
   /**
-   * Runs `fn` in a transaction of the service's database, then wakes the relay and waits (at
-   * most `awaitRelayMs`) for the round that publishes what the transaction recorded.
+   * Runs `fn` in a transaction of the service's database, then (after `afterCommit`, for caches
+   * of this process to forget what changed) wakes the relay and waits (at most `awaitRelayMs`)
+   * for the round that publishes what the transaction recorded.
    */
-  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>, opts?: { afterCommit?: () => void }): Promise<T>;
   /** Starts relaying: a first round now, then on every wake and poll. */
   start(): void;
   /** Stops relaying, waiting for a running round; what is left stays for the next start. */
@@ -130,8 +131,9 @@ export function createOutbox<DB = any>(opts: OutboxOptions): Outbox<DB> {
       return row.event_id;
     },
 
-    async transaction(fn) {
+    async transaction(fn, txOpts) {
       const result = await (opts.db as Kysely<DB>).transaction().execute(fn);
+      txOpts?.afterCommit?.();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([wake(), new Promise((resolve) => { timer = setTimeout(resolve, awaitRelayMs); })]);
       clearTimeout(timer);
