@@ -124,6 +124,11 @@ export function createServiceStore(db: PolicyKysely) {
       return this.get(id);
     },
 
+    /** Ids of the services a role condition selects. */
+    async matchIds(cond: Expression<SqlBool>): Promise<string[]> {
+      return (await db.selectFrom('services').select('id').where(cond).orderBy('id').execute()).map((r) => r.id);
+    },
+
     /** The services any of several role lists selects; none when there are none. */
     matchingAny(lists: Array<[RoleSplit, RoleSemantic]>): Expression<SqlBool> {
       if (lists.length === 0) return sql<SqlBool>`false`;
