@@ -63,7 +63,7 @@ export async function startTestController(opts: TestControllerOptions = {}): Pro
   if (!embedded) {
     env.EDGE_DATABASE_URL = TEST_DATABASE_URL;
     env.EDGE_DATABASE_SCHEMA_PREFIX = `${prefix}_`;
-    env.EDGE_NATS_URL = TEST_NATS_URL;
+    env.EDGE_NATS_URL = opts.env?.EDGE_NATS_URL ?? TEST_NATS_URL;
     env.EDGE_NATS_SUBJECT_PREFIX = `${prefix}.`;
   }
   for (const s of SERVICE_NAMES) env[`EDGE_${s.toUpperCase()}_GRPC_ADDR`] ??= `127.0.0.1:${await freePort()}`;
