@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '@edge/logging';
-import { processMetrics } from '@edge/metrics';
+import { processMetrics, UNMATCHED_ROUTE } from '@edge/metrics';
 import { installBodyParsers } from './body.js';
 import { onClientError } from './client-error.js';
 import { rewriteToDefaultApi } from './default-api.js';
@@ -46,7 +46,7 @@ export function createApp(tls: TlsMaterial, log: Logger): FastifyInstance {
   const metrics = processMetrics();
   app.addHook('onResponse', async (req, reply) => {
     // The route pattern, not the URL, so ids do not become label values.
-    const route = req.routeOptions.url ?? 'unmatched';
+    const route = req.routeOptions.url ?? UNMATCHED_ROUTE;
     metrics.httpRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
     if (req.method === 'POST' && AUTHENTICATE_ROUTE.test(route)) {
       const method = String((req.query as { method?: unknown }).method);

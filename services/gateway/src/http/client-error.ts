@@ -8,6 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ZitiError } from '@edge/errors';
 import { error as errorEnvelope } from '@edge/envelope';
+import { processMetrics, UNMATCHED_ROUTE } from '@edge/metrics';
 
 /** The OpenZiti error for a parser error code (llhttp `HPE_*`, or Node's request timeout). */
 export function clientErrorOf(code: string | undefined): ZitiError {
@@ -38,5 +39,8 @@ export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void 
     socket.destroy(err);
     return;
   }
-  socket.end(rawErrorResponse(clientErrorOf(err.code), randomUUID()));
+  const e = clientErrorOf(err.code);
+  socket.end(rawErrorResponse(e, randomUUID()));
+  // Refused before a method or route was known: counted with the requests no route matched.
+  processMetrics().httpRequest('other', UNMATCHED_ROUTE, e.status, 0);
 }
