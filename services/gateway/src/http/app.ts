@@ -1,7 +1,7 @@
 /**
  * The fastify instance: HTTPS with optional client certificates, the client API as the default
  * handler, 1 MiB bodies, the parsers the APIs need, request ids on every answer, an access log,
- * and OpenZiti errors for everything, down to requests the HTTP parser refuses.
+ * CORS for browser consoles, and OpenZiti errors for everything, down to requests the HTTP parser refuses.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -9,6 +9,7 @@ import type { Logger } from '@edge/logging';
 import { processMetrics, UNMATCHED_ROUTE } from '@edge/metrics';
 import { installBodyParsers } from './body.js';
 import { createClientErrorHandler } from './client-error.js';
+import { createCors, installCors } from './cors.js';
 import { rewriteToDefaultApi } from './default-api.js';
 import { installErrorHandlers } from './errors.js';
 import { logAnswer, tagAnswer } from './request-log.js';
@@ -40,8 +41,12 @@ function recordAnswer(req: FastifyRequest, reply: FastifyReply, route: string): 
   logAnswer(req, reply, route);
 }
 
-/** Builds the HTTPS app (routes are added by the caller). */
-export function createApp(tls: TlsMaterial, log: Logger): FastifyInstance {
+/**
+ * Builds the HTTPS app (routes are added by the caller); pages of `corsAllowedOrigins` may call
+ * it from a browser (cors.ts).
+ */
+export function createApp(tls: TlsMaterial, log: Logger, corsAllowedOrigins: readonly string[]): FastifyInstance {
+  const cors = createCors(corsAllowedOrigins);
   const app = Fastify({
     https: { cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
     bodyLimit: BODY_LIMIT,
@@ -52,14 +57,17 @@ export function createApp(tls: TlsMaterial, log: Logger): FastifyInstance {
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: true },
     rewriteUrl: (req) => rewriteToDefaultApi(req.url ?? '/'),
-    // Answered before any hook runs, so recorded when the answer is written.
+    // Answered before any hook runs: tagged, CORS-decorated and recorded here.
     frameworkErrors: (err, req, reply) => {
       reply.raw.once('finish', () => recordAnswer(req, reply, UNMATCHED_ROUTE));
+      tagAnswer(req, reply);
+      if (cors.decorate(req, reply)) return void (reply as FastifyReply).status(200).send();
       onFrameworkError(err, req, reply);
     },
     clientErrorHandler: createClientErrorHandler(log),
   }) as unknown as FastifyInstance;
   app.addHook('onRequest', async (req, reply) => tagAnswer(req, reply));
+  installCors(app, cors);
   installBodyParsers(app, BODY_LIMIT);
   installUrlInputGuard(app);
   // The route pattern, not the URL, so ids do not become label values.

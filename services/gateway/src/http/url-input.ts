@@ -7,7 +7,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ZitiError } from '@edge/errors';
 import { error as errorEnvelope } from '@edge/envelope';
 import { noteRequest } from './request-facts.js';
-import { tagAnswer } from './request-log.js';
 
 const NUL = '\u0000';
 
@@ -43,7 +42,6 @@ export function onFrameworkError(err: FastifyError, req: FastifyRequest, reply: 
   const known = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH';
   if (!known) req.log.error({ err }, 'unhandled router error');
   const e = known ? noSuchEntity() : new ZitiError('UNHANDLED');
-  tagAnswer(req, reply);
   noteRequest(req, { errorCode: e.code });
   void reply.status(e.status).send(errorEnvelope(e, req.id));
 }
