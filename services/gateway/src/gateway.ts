@@ -159,7 +159,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
       const tls = await fetchTls(clients, log);
       ca = tls.ca;
       await cache.start();
-      app = createApp(tls, log);
+      app = createApp(tls, log, config.http.corsAllowedOrigins);
       installInstanceId(app, instanceId(tls.ca, VERSION));
       registerRoutes(app, config, clients, cache);
       const { host, port: wanted } = splitAddr(config.http.addr);
