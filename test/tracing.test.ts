@@ -19,7 +19,8 @@ describe('tracing', () => {
     const token = await c.login();
     const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
     exporter.reset();
-    await c.http.get('/edge/management/v1/identities', { session: token, headers: { traceparent: `00-${traceId}-1122334455667788-01` }, expectStatus: 200 });
+    const answer = await c.http.get('/edge/management/v1/identities', { session: token, headers: { traceparent: `00-${traceId}-1122334455667788-01` }, expectStatus: 200 });
+    expect(answer.headers['x-trace-id']).toBe(traceId);
     await new Promise((r) => setTimeout(r, 100));
     const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
     const parentOf = (s: (typeof spans)[number]) => (s as unknown as { parentSpanContext?: { spanId: string }; parentSpanId?: string }).parentSpanContext?.spanId ?? (s as unknown as { parentSpanId?: string }).parentSpanId;
@@ -83,5 +84,15 @@ describe('tracing', () => {
     expect(publish, 'delete event published').toBeDefined();
     const consumers = del.filter((x) => x.name === 'process edge.identity.identity.deleted' && parentOf(x) === publish!.spanContext().spanId);
     expect(consumers.length, 'delete event consumed as a child of its publish span').toBeGreaterThan(0);
+  });
+
+  it('names the trace of a request in x-trace-id, a new one when the caller sent none', async () => {
+    exporter.reset();
+    const answer = await c.http.get('/edge/client/v1/version', { expectStatus: 200 });
+    const traceId = answer.headers['x-trace-id'] as string;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(traceId).not.toBe('0'.repeat(32));
+    expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    await expect.poll(() => exporter.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.name === 'GET /edge/client/v1/version')).toBe(true);
   });
 });

@@ -25,6 +25,11 @@ const list = z
   .string()
   .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** `*`, or web origins as browsers send them in `Origin` (`https://console.example:8443`, no path). */
+const origins = list.refine(
+  (xs) => xs.length > 0 && xs.every((o) => o === '*' || isOrigin(o)),
+  'expected * or comma-separated origins such as https://console.example.com',
+);
 
 const schema = z.object({
   EDGE_DATA_DIR: z.string().default('./data'),
@@ -36,6 +41,7 @@ const schema = z.object({
   EDGE_HTTP_ADDR: addr.default('127.0.0.1:1280'),
   EDGE_ADVERTISED_ADDRESS: addr.optional(),
   EDGE_TLS_SANS: list.default([]),
+  EDGE_CORS_ALLOWED_ORIGINS: origins.default(['*']),
   EDGE_ADMIN_USERNAME: z.string().min(4).max(100).default('admin'),
   EDGE_ADMIN_PASSWORD: z.string().min(5).max(100).optional(),
   EDGE_KEY_ENCRYPTION_KEY: z.string().optional(),
@@ -70,7 +76,8 @@ export interface Config {
   dataDir: string;
   database: { url?: string; poolSize: number; schemaPrefix: string };
   nats: { url?: string; subjectPrefix: string };
-  http: { addr: string; advertisedAddress: string; tlsSans: string[] };
+  /** `corsAllowedOrigins`: web origins whose pages may call the APIs (`*`: any, as OpenZiti). */
+  http: { addr: string; advertisedAddress: string; tlsSans: string[]; corsAllowedOrigins: string[] };
   admin: { username: string; password?: string };
   keyEncryptionKey?: string;
   apiSessionTimeoutMinutes: number;
@@ -116,7 +123,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: r.EDGE_DATA_DIR,
     database: { url: r.EDGE_DATABASE_URL, poolSize: r.EDGE_DATABASE_POOL_SIZE, schemaPrefix: r.EDGE_DATABASE_SCHEMA_PREFIX },
     nats: { url: r.EDGE_NATS_URL, subjectPrefix: r.EDGE_NATS_SUBJECT_PREFIX },
-    http: { addr: r.EDGE_HTTP_ADDR, advertisedAddress: r.EDGE_ADVERTISED_ADDRESS ?? r.EDGE_HTTP_ADDR, tlsSans: r.EDGE_TLS_SANS },
+    http: {
+      addr: r.EDGE_HTTP_ADDR, advertisedAddress: r.EDGE_ADVERTISED_ADDRESS ?? r.EDGE_HTTP_ADDR, tlsSans: r.EDGE_TLS_SANS,
+      corsAllowedOrigins: r.EDGE_CORS_ALLOWED_ORIGINS,
+    },
     admin: { username: r.EDGE_ADMIN_USERNAME, password: r.EDGE_ADMIN_PASSWORD },
     keyEncryptionKey: r.EDGE_KEY_ENCRYPTION_KEY,
     apiSessionTimeoutMinutes: r.EDGE_API_SESSION_TIMEOUT_MINUTES,
@@ -160,6 +170,16 @@ function unreachableAdvertisedAddress(advertised: string | undefined, listen: st
   return isUnspecifiedHost(hostOf(listen))
     ? `EDGE_ADVERTISED_ADDRESS: unset, and EDGE_HTTP_ADDR "${listen}" listens on every address, which clients cannot be sent to; ${fix}`
     : undefined;
+}
+
+/** True for an origin exactly as a browser serializes it: scheme, host and non-default port, nothing else. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 /** The host of `host:port` or `[v6]:port`. */

@@ -24,7 +24,7 @@ describe('auth events through the outbox', () => {
   beforeAll(async () => {
     // A NATS of this file's own, so the test can take it away.
     nats = await startNatsServer();
-    h = await createHarness({ EDGE_ADMIN_PASSWORD: 'admin-secret', EDGE_RECONCILE_INTERVAL_MS: '1000' }, nats.url);
+    h = await createHarness({ EDGE_ADMIN_PASSWORD: 'admin-secret', EDGE_RECONCILE_INTERVAL_MS: '1000' }, undefined, nats.url);
     await h.bus.consume<{ id: string; identityId: string }>('test', 'edge.auth.api-session.deleted', async (m) => {
       deleted.push({ data: m.data, eventId: m.eventId });
     });

@@ -12,6 +12,7 @@ import { dropSchema, openConnection, type DbConnection } from '@edge/db';
 import { notFound, ZitiError } from '@edge/errors';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
+import { createTeardown, testPrefix, TEST_DIR_PREFIX } from '@edge/testing';
 import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers } from '@edge/proto';
 import { createRpcClient } from '@edge/rpc';
 import { createLocalJWKSet, decodeJwt, importX509, jwtVerify } from 'jose';
@@ -21,8 +22,11 @@ import { createPkiService } from '../src/index.js';
 import { createFakes, makeCsr } from './support.js';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const prefix = `t${randomBytes(4).toString('hex')}_`;
-const dataDir = mkdtempSync(join(tmpdir(), 'pki-enr-'));
+const prefix = `${testPrefix()}_`;
+const dataDir = mkdtempSync(join(tmpdir(), `${TEST_DIR_PREFIX}${prefix}pki-enr-`));
+// Whatever the file makes is removed after it, also when its set-up fails half-way.
+const teardown = createTeardown();
+teardown.add(() => rmSync(dataDir, { recursive: true, force: true }));
 const identities = new Set(['ident1', 'ident2', 'ident3', 'ident4']);
 const edgeRouters = new Set(['er1', 'er2']);
 const certAuthenticators: Array<{ identityId: string; certPem: string }> = [];
@@ -51,6 +55,9 @@ const csr = (cn: string) => makeCsr(dataDir, cn);
 
 beforeAll(async () => {
   conn = await openConnection({ url: DATABASE_URL, poolSize: 5 });
+  teardown.add(() => conn.close());
+  teardown.add(() => dropSchema(conn, `${prefix}pki`));
+  teardown.add(() => fakes.stop());
   bus = createMemoryBus({ retryDelayMs: 20 });
   const identityAddr = await fakes.add<IdentityServiceHandlers>('identity', contracts.identity(), {
     async GetIdentity(req) {
@@ -84,18 +91,13 @@ beforeAll(async () => {
   });
   svcConfig = config({ EDGE_IDENTITY_GRPC_ADDR: identityAddr, EDGE_AUTH_GRPC_ADDR: authAddr });
   svc = createPkiService({ config: svcConfig, conn, bus, log: silentLogger() });
+  teardown.add(() => svc.stop());
   await svc.start();
   client = createPkiClient(svc.port());
+  teardown.add(() => client.close());
 });
 
-afterAll(async () => {
-  client?.close();
-  await svc?.stop();
-  await fakes.stop();
-  await dropSchema(conn, `${prefix}pki`);
-  await conn.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => teardown.run());
 
 describe('enrollments', () => {
   it('creates an ott enrollment whose JWT verifies with the server certificate key and the JWKS', async () => {

@@ -8,10 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { createNatsBus, type Bus } from '@edge/bus';
 import { loadConfig, schemaName } from '@edge/config';
-import { createDb, dropSchema, openConnection, type DbConnection } from '@edge/db';
+import { createDb, openConnection, type DbConnection } from '@edge/db';
 import type { EdgeService } from '@edge/lifecycle';
 import { notFound } from '@edge/errors';
 import { silentLogger } from '@edge/logging';
+import { dropTestPrefix, testPrefix, withTeardown } from '@edge/testing';
 import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers, type PolicyServiceHandlers } from '@edge/proto';
 import { createRpcServer, stubHandlers, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
@@ -137,23 +138,38 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A fresh schema, subject prefix and stand-ins, and the session service started on them. */
+/**
+ * A fresh schema, subject prefix and stand-ins, and the session service started on them. A set-up
+ * that fails half-way removes what it made; `close` removes everything (schema, stream).
+ */
 export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const random = randomBytes(4).toString('hex');
+  const prefix = testPrefix();
   const world: World = { identities: new Map(), services: new Map(), policies: [], apiSessions: new Set(), askedIdentities: [], grantCalls: 0 };
-  const fakes = await serve(world);
-  const config = loadConfig({
-    EDGE_DATABASE_URL: DATABASE_URL, EDGE_DATABASE_SCHEMA_PREFIX: `t${random}_`, EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
-    EDGE_IDENTITY_GRPC_ADDR: fakes.addr, EDGE_POLICY_GRPC_ADDR: fakes.addr, EDGE_AUTH_GRPC_ADDR: fakes.addr, EDGE_PKI_GRPC_ADDR: fakes.addr,
-    EDGE_GRPC_DEADLINE_MS: '5000', EDGE_SHUTDOWN_GRACE_MS: '500', EDGE_DATA_DIR: '/tmp', ...env,
+  return withTeardown(async (teardown) => {
+    const fakes = await serve(world);
+    teardown.add(() => fakes.server.stop(100));
+    teardown.add(() => dropTestPrefix({ databaseUrl: DATABASE_URL, natsUrl: NATS_URL }, prefix));
+    const config = loadConfig({
+      EDGE_DATABASE_URL: DATABASE_URL, EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`, EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
+      EDGE_IDENTITY_GRPC_ADDR: fakes.addr, EDGE_POLICY_GRPC_ADDR: fakes.addr, EDGE_AUTH_GRPC_ADDR: fakes.addr, EDGE_PKI_GRPC_ADDR: fakes.addr,
+      EDGE_GRPC_DEADLINE_MS: '5000', EDGE_SHUTDOWN_GRACE_MS: '500', EDGE_DATA_DIR: '/tmp', ...env,
+    });
+    const conn: DbConnection = await openConnection({ url: DATABASE_URL });
+    teardown.add(() => conn.close());
+    const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `${prefix}.` });
+    teardown.add(() => bus.close());
+    const service: EdgeService = createSessionService({ config, conn, bus, log: silentLogger() });
+    teardown.add(() => service.stop());
+    await service.start();
+    const db = createDb<any>(conn, schemaName(config, 'session'));
+    teardown.add(() => db.destroy());
+    return harness(world, bus, db, () => teardown.run());
   });
-  const conn: DbConnection = await openConnection({ url: DATABASE_URL });
-  const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `t${random}.` });
-  const service: EdgeService = createSessionService({ config, conn, bus, log: silentLogger() });
-  await service.start();
-  const db = createDb<any>(conn, schemaName(config, 'session'));
+}
+
+function harness(world: World, bus: Bus, db: Kysely<any>, close: () => Promise<void>): Harness {
   return {
-    world, bus, db,
+    world, bus, db, close,
     async addSession(identityId, serviceId) {
       const id = `s-${randomBytes(6).toString('hex')}`;
       const apiSessionId = `a-${randomBytes(6).toString('hex')}`;
@@ -166,14 +182,6 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
     },
     async sessionIds() {
       return (await db.selectFrom('sessions').select('id').orderBy('id').execute()).map((r: { id: string }) => r.id);
-    },
-    async close() {
-      await service.stop();
-      await bus.close();
-      await fakes.server.stop(100);
-      await dropSchema(conn, schemaName(config, 'session'));
-      await db.destroy();
-      await conn.close();
     },
   };
 }

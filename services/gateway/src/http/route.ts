@@ -3,9 +3,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { context, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, isSpanContextValid, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { runWithContext } from '@edge/rpc';
 import { authorize, expiryHeaders, type Access } from './access.js';
+import { noteRequest } from './request-facts.js';
+import { TRACE_ID_HEADER } from './request-log.js';
 import type { Principal, SessionCache } from './session-cache.js';
 
 /** What a handler returns: a status and a body (already an envelope), plus optional headers. */
@@ -42,6 +44,12 @@ export interface RouteEntry {
 
 const tracer = trace.getTracer('@edge/gateway');
 
+/** The id in a create's envelope (`{data: {id}}`), for the audit of the change. */
+function createdIdOf(body: unknown): string | undefined {
+  const id = (body as { data?: { id?: unknown } } | undefined)?.data?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
 /**
  * Registers routes with the session cache at hand; every route declared is also recorded in
  * `registry`, from which the served API documents are built.
@@ -53,6 +61,7 @@ export function createRouter(app: FastifyInstance, cache: SessionCache, registry
       const principal = await authorize(req, access, cache);
       const ctx = { requestId: req.id, actorId: principal?.apiSession?.identityId };
       const result = await runWithContext(ctx, () => handler(req, principal));
+      if (result.status === 201) noteRequest(req, { createdId: createdIdOf(result.body) });
       expiryHeaders(reply, principal);
       if (result.headers) reply.headers(result.headers);
       if (result.contentType) reply.type(result.contentType);
@@ -67,6 +76,12 @@ export function createRouter(app: FastifyInstance, cache: SessionCache, registry
         const parent = propagation.extract(context.active(), req.headers);
         const attributes = { 'http.request.method': method, 'http.route': url, 'edge.request_id': req.id };
         return tracer.startActiveSpan(`${method} ${url}`, { kind: SpanKind.SERVER, attributes }, parent, async (span) => {
+          const { traceId } = span.spanContext();
+          // Only a trace that is recorded, or the caller's own, can be looked up by its id.
+          if (isSpanContextValid(span.spanContext())) {
+            reply.header(TRACE_ID_HEADER, traceId);
+            noteRequest(req, { traceId });
+          }
           try {
             return await respond(req, reply);
           } catch (err) {
