@@ -75,7 +75,7 @@ export async function startTestController(opts: TestControllerOptions = {}): Pro
     if (!embedded) {
       env.EDGE_DATABASE_URL = TEST_DATABASE_URL;
       env.EDGE_DATABASE_SCHEMA_PREFIX = `${prefix}_`;
-      env.EDGE_NATS_URL = TEST_NATS_URL;
+      env.EDGE_NATS_URL = opts.env?.EDGE_NATS_URL ?? TEST_NATS_URL;
       env.EDGE_NATS_SUBJECT_PREFIX = `${prefix}.`;
       teardown.add(() => cleanupPrefix(prefix));
     }

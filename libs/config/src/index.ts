@@ -65,6 +65,8 @@ const schema = z.object({
   EDGE_ENROLLMENT_DURATION_MINUTES: z.coerce.number().int().min(1).max(366 * 24 * 60).default(180),
   EDGE_METRICS_ADDR: addr.optional(),
   EDGE_EVALUATION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  EDGE_OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  EDGE_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
 });
 
 type Raw = z.infer<typeof schema>;
@@ -91,6 +93,12 @@ export interface Config {
   metrics: { addr?: string };
   /** How long the policy service may serve an evaluated service list (0: not at all). */
   evaluationCacheTtlMs: number;
+  /**
+   * Events: how often a service's outbox relay looks for events nobody woke it for (it is woken
+   * at once after its own commits), and the interval of the periodic reconciliations that
+   * repair what a lost or late event left.
+   */
+  events: { outboxPollMs: number; reconcileIntervalMs: number };
 }
 
 /** Thrown when the environment does not parse; names every variable at fault. */
@@ -145,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     enrollmentDurationMinutes: r.EDGE_ENROLLMENT_DURATION_MINUTES,
     metrics: { addr: r.EDGE_METRICS_ADDR },
     evaluationCacheTtlMs: r.EDGE_EVALUATION_CACHE_TTL_MS,
+    events: { outboxPollMs: r.EDGE_OUTBOX_POLL_MS, reconcileIntervalMs: r.EDGE_RECONCILE_INTERVAL_MS },
   };
 }
 

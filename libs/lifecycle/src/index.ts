@@ -9,3 +9,4 @@ export { runMigrations } from './migrate-only.js';
 export { openMetricsEndpoint } from './metrics-endpoint.js';
 export { createGrpcService, type SetupArgs, type Teardown } from './grpc-service.js';
 export { runInBackground, type BackgroundOptions } from './background.js';
+export { createServiceEvents, type ServiceEvents } from './service-events.js';

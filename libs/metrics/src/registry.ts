@@ -34,6 +34,12 @@ export interface ProcessMetrics {
   rateLimited(scope: string): void;
   /** The time an event spent between its publish and the start of its handling. */
   eventLag(subject: string, seconds: number): void;
+  /** Events an outbox relay published to the bus. */
+  outboxPublished(outbox: string, count: number): void;
+  /** A relay round that stopped at a failed publish (the bus or the database unreachable). */
+  outboxFailed(outbox: string): void;
+  /** Reports the events waiting in an outbox at every scrape (`read` is called then). */
+  watchOutbox(outbox: string, read: () => Promise<number>): void;
   /** Reports a connection pool's sizes at every scrape (`read` is called then). */
   watchPool(name: string, read: () => { total: number; idle: number; waiting: number }): void;
 }
@@ -60,6 +66,20 @@ function create(): ProcessMetrics {
     labelNames: ['version', 'revision', 'build_date', 'node_version'], registers: [registry],
   }).set({ version: build.version, revision: build.revision, build_date: build.buildDate, node_version: build.nodeVersion }, 1);
   const lag = histogram('edge_event_lag_seconds', 'Time from an event\'s publish to the start of its handling, by subject.', ['subject']);
+  const published = new Counter({ name: 'edge_outbox_published_total', help: 'Events relayed from an outbox to the bus, by outbox.', labelNames: ['outbox'], registers: [registry] });
+  const failed = new Counter({ name: 'edge_outbox_publish_failures_total', help: 'Outbox relay rounds stopped by a failed publish, by outbox.', labelNames: ['outbox'], registers: [registry] });
+  const outboxes = new Map<string, () => Promise<number>>();
+  new Gauge({
+    name: 'edge_outbox_pending', help: 'Events recorded in an outbox and not yet acknowledged by the bus, by outbox.', labelNames: ['outbox'], registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [outbox, read] of outboxes) {
+        // An unreachable database leaves the series out rather than failing the scrape.
+        const n = await read().catch(() => undefined);
+        if (n !== undefined) this.set({ outbox }, n);
+      }
+    },
+  });
   const pools = new Map<string, () => { total: number; idle: number; waiting: number }>();
   new Gauge({
     name: 'edge_db_pool_connections', help: 'Database pool connections, by pool and state (total, idle, waiting clients).', labelNames: ['pool', 'state'], registers: [registry],
@@ -78,6 +98,9 @@ function create(): ProcessMetrics {
     rateLimited: (scope) => limited.inc({ scope }),
     eventLag: (subject, seconds) => lag.observe({ subject }, seconds),
     watchPool: (name, read) => void pools.set(name, read),
+    outboxPublished: (outbox, count) => published.inc({ outbox }, count),
+    outboxFailed: (outbox) => failed.inc({ outbox }),
+    watchOutbox: (outbox, read) => void outboxes.set(outbox, read),
     grpcHandled: (service, method, code, seconds) => grpc.observe({ grpc_service: service, grpc_method: method, grpc_code: code }, seconds),
     httpRequest: (method, route, statusCode, seconds) =>
       http.observe({ method: HTTP_METHODS.has(method) ? method : 'other', route, status_code: String(statusCode) }, seconds),

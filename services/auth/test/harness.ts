@@ -107,6 +107,8 @@ export interface Harness {
   config: Config;
   conn: DbConnection;
   bus: Bus;
+  /** Where the bus is, and the prefix of this file's subjects on it. */
+  nats: { url: string; subjectPrefix: string };
   /** Raw access to the auth schema, for assertions and for ageing sessions. */
   db: Kysely<any>;
   identity: FakeIdentityService;
@@ -118,16 +120,17 @@ export interface Harness {
 }
 
 /**
- * Sets up a fresh schema, subject prefix, data dir and identity stand-in. A set-up that fails
- * half-way removes what it made; `close` removes everything (schema, stream, data dir).
+ * Sets up a fresh schema, subject prefix, data dir and identity stand-in; NATS at `natsUrl`
+ * (default: the local one). A set-up that fails half-way removes what it made; `close` removes
+ * everything (schema, stream, data dir).
  */
-export async function createHarness(env: Record<string, string> = {}, prefix = testPrefix()): Promise<Harness> {
+export async function createHarness(env: Record<string, string> = {}, prefix = testPrefix(), natsUrl = NATS_URL): Promise<Harness> {
   return withTeardown(async (teardown) => {
     const identity = await startFakeIdentityService();
     teardown.add(() => identity.server.stop(100));
     const dataDir = await mkdtemp(join(tmpdir(), `${TEST_DIR_PREFIX}${prefix}-auth-`));
     teardown.add(() => rm(dataDir, { recursive: true, force: true }));
-    teardown.add(() => dropTestPrefix({ databaseUrl: DATABASE_URL, natsUrl: NATS_URL }, prefix));
+    teardown.add(() => dropTestPrefix({ databaseUrl: DATABASE_URL, natsUrl }, prefix));
     const config = loadConfig({
       EDGE_DATABASE_URL: DATABASE_URL,
       EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`,
@@ -141,13 +144,13 @@ export async function createHarness(env: Record<string, string> = {}, prefix = t
     });
     const conn = await openConnection({ url: DATABASE_URL });
     teardown.add(() => conn.close());
-    const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `${prefix}.` });
+    const bus = await createNatsBus({ url: natsUrl, subjectPrefix: `${prefix}.` });
     teardown.add(() => bus.close());
     const db = createDb<any>(conn, schemaName(config, 'auth'));
     teardown.add(() => db.destroy());
 
     return {
-      config, conn, bus, db, identity,
+      config, conn, bus, db, identity, nats: { url: natsUrl, subjectPrefix: `${prefix}.` },
       async addUser(name, password, fields = {}) {
         const added = identity.add({ name, ...fields });
         await db.insertInto('authenticators').values({

@@ -28,6 +28,7 @@ const dataDir = mkdtempSync(join(tmpdir(), `${TEST_DIR_PREFIX}${prefix}pki-enr-`
 const teardown = createTeardown();
 teardown.add(() => rmSync(dataDir, { recursive: true, force: true }));
 const identities = new Set(['ident1', 'ident2', 'ident3', 'ident4']);
+const edgeRouters = new Set(['er1', 'er2']);
 const certAuthenticators: Array<{ identityId: string; certPem: string }> = [];
 const updbAuthenticators: Array<{ identityId: string; username: string; password: string }> = [];
 const routerCerts: Array<{ kind: string; id: string; fingerprint: string }> = [];
@@ -65,6 +66,12 @@ beforeAll(async () => {
     },
     async GetIdentities(req) {
       return { identities: req.ids.filter((i) => identities.has(i)).map((id) => ({ id }) as never) };
+    },
+    // Only the `id in [...]` filter the sweeps send.
+    async ListRouters(req) {
+      const ids = [...(req.query?.filter ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+      const routers = req.kind === 'edge' ? ids.filter((id) => edgeRouters.has(id)).map((id) => ({ id }) as never) : [];
+      return { routers, meta: { totalCount: routers.length } as never };
     },
     async SetRouterCertificate(req) {
       routerCerts.push({ kind: req.kind, id: req.id, fingerprint: req.fingerprint });
@@ -182,6 +189,25 @@ describe('enrollments', () => {
     await replica.start();
     try {
       await expect.poll(async () => (await client.getEnrollment({ id: e.id }).catch((err: { code?: string }) => err.code))).toBe('NOT_FOUND');
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  // regression: only a start-up sweep looked, and only at identities, so the enrollment of a
+  // router whose deleted event was lost stayed until fix-data-integrity
+  it('removes, on its periodic reconciliation, the enrollments of a router and an identity deleted while their events were lost', async () => {
+    const router = await client.replaceRouterEnrollment({ kind: 'edge', routerId: 'er2' });
+    const identity = await client.createEnrollment({ method: 'ott', identityId: 'ident3', expiresAt: '' });
+    const kept = await client.createEnrollment({ method: 'ott', identityId: 'ident1', expiresAt: '' });
+    const replica = createPkiService({ config: { ...svcConfig, events: { ...svcConfig.events, reconcileIntervalMs: 1_000 } }, conn, bus: createMemoryBus(), log: silentLogger() });
+    await replica.start();
+    try {
+      edgeRouters.delete('er2');
+      identities.delete('ident3');
+      const gone = (id: string) => client.getEnrollment({ id }).then(() => false, (err: { code?: string }) => err.code === 'NOT_FOUND');
+      await expect.poll(async () => (await gone(router.id)) && (await gone(identity.id)), { timeout: 10_000 }).toBe(true);
+      expect(await gone(kept.id)).toBe(false);
     } finally {
       await replica.stop();
     }
