@@ -33,6 +33,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
+          // Drops the schemas, streams and directories crashed runs left behind (hours old); once
+          // per run, so in one project only.
+          globalSetup: ['test/support/global-setup.ts'],
           include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'deploy/*/src/**/*.test.ts', 'test/**/*.test.ts'],
         },
       },

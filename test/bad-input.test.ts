@@ -7,10 +7,10 @@
  * or a 400 quoting `Maximum call stack size exceeded`), and fastify's own answers (414
  * FST_ERR_MAX_PARAM_LENGTH, 400 FST_ERR_BAD_URL, a bare 431) left the envelope.
  */
-import { connect } from 'node:tls';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminApi, M } from './support/admin-api.js';
 import { useController, type TestController } from './support/controller.js';
+import { rawExchange as raw } from './support/raw-http.js';
 
 const C = '/edge/client/v1';
 const ENVELOPE_META = { apiVersion: '0.0.1', apiEnrollmentVersion: '0.0.1' };
@@ -121,21 +121,7 @@ describe('bad input over HTTPS', () => {
   });
 });
 
-/** Writes `request` over TLS as it is and reads the whole answer until the server closes. */
-function rawExchange(request: string | Buffer): Promise<{ status: number; headers: string; text: string }> {
-  const url = new URL(c.running.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: url.hostname, port: Number(url.port), ca: c.running.caPem, servername: 'localhost', rejectUnauthorized: false }, () => socket.write(request));
-    const chunks: Buffer[] = [];
-    socket.on('data', (b: Buffer) => chunks.push(b));
-    socket.on('error', (err) => (chunks.length ? undefined : reject(err)));
-    socket.on('close', () => {
-      const all = Buffer.concat(chunks).toString('utf8');
-      const [head, ...rest] = all.split('\r\n\r\n');
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head ?? '')?.[1]), headers: head ?? '', text: rest.join('\r\n\r\n') });
-    });
-  });
-}
+const rawExchange = (request: string) => raw(c.running, request);
 
 describe('requests the HTTP parser refuses, over HTTPS', () => {
   const host = () => new URL(c.running.url).host;

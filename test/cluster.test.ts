@@ -118,12 +118,14 @@ describe('npm run start:cluster (a process per service, replicas balanced)', () 
     const gateway = await scrape(`127.0.0.1:${metricsBase}`);
     expect(sampleSum(gateway, 'edge_http_server_request_duration_seconds_count', { method: 'POST', route: '/edge/management/v1/identities', status_code: '201' })).toBe(6);
     expect(sampleSum(gateway, 'edge_authentications_total', { method: 'password', result: 'success' })).toBe(1);
+    expect(sampleSum(gateway, 'edge_build_info', { node_version: process.version })).toBe(1);
     const replicas: Record<string, number> = { auth: 2, identity: 2 };
     let identityCalls = 0;
     for (const [n, service] of SERVICE_NAMES.entries()) {
       for (let r = 0; r < (replicas[service] ?? 1); r++) {
         const text = await scrape(`127.0.0.1:${metricsBase + 1 + 10 * n + r}`);
         expect(sampleSum(text, 'process_cpu_user_seconds_total'), `${service}-${r}`).toBeGreaterThan(0);
+        expect(sampleSum(text, 'edge_build_info', { node_version: process.version }), `${service}-${r}`).toBe(1);
         if (service === 'identity') identityCalls += sampleSum(text, 'edge_grpc_server_handling_seconds_count', { grpc_service: 'edge.identity.v1.IdentityService', grpc_code: 'OK' });
       }
     }

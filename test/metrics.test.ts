@@ -9,6 +9,7 @@ import { contracts } from '@edge/proto';
 import { createRpcClient } from '@edge/rpc';
 import { startTestController, type TestController } from './support/controller.js';
 import { sampleSum, scrape } from './support/metrics.js';
+import { rawExchange } from './support/raw-http.js';
 
 const HTTP = 'edge_http_server_request_duration_seconds_count';
 const GRPC = 'edge_grpc_server_handling_seconds_count';
@@ -68,6 +69,32 @@ describe('standalone /metrics', () => {
     await expect.poll(async () => sampleSum(await scrape(addr), lag, subject), { timeout: 5_000 }).toBeGreaterThan(consumed);
 
     expect(sampleSum(await scrape(addr), 'edge_db_pool_connections', { pool: 'postgres', state: 'total' })).toBeGreaterThan(0);
+  });
+
+  it('counts requests no route matches as route "unmatched", by method and status, without their paths', async () => {
+    const count = async (method: string, status: string) => sampleSum(await scrape(addr), HTTP, { method, route: 'unmatched', status_code: status });
+    const before = { get404: await count('GET', '404'), delete405: await count('DELETE', '405'), other: await count('other', '404'), raw400: await count('other', '400') };
+    await c.http.get('/edge/management/v1/no-such-family/x-unmatched-1', { expectStatus: 404, skipValidation: true });
+    await c.http.get('/edge/management/v1/no-such-family/x-unmatched-2', { expectStatus: 404, skipValidation: true });
+    await c.http.delete('/edge/management/v1/version', { expectStatus: 405, skipValidation: true });
+    // a method outside the API's (WebDAV) on an unknown path, and a request the HTTP parser refuses
+    const host = new URL(c.running.url).host;
+    expect((await rawExchange(c.running, `PROPFIND /x-unmatched-3 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status).toBe(404);
+    expect((await rawExchange(c.running, `GET /x-unmatched-4 HTTP/1.1\r\nHost: ${host}\r\nbad header: x\r\n\r\n`)).status).toBe(400);
+    const text = await scrape(addr);
+    expect(sampleSum(text, HTTP, { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(before.get404 + 2);
+    expect(sampleSum(text, HTTP, { method: 'DELETE', route: 'unmatched', status_code: '405' })).toBe(before.delete405 + 1);
+    expect(sampleSum(text, HTTP, { method: 'other', route: 'unmatched', status_code: '404' })).toBe(before.other + 1);
+    expect(sampleSum(text, HTTP, { method: 'other', route: 'unmatched', status_code: '400' })).toBe(before.raw400 + 1);
+    expect(text).not.toContain('x-unmatched');
+    expect(text).not.toContain('PROPFIND');
+  });
+
+  it('exposes edge_build_info with the version GET /version answers', async () => {
+    const version = (await c.http.get('/version', { expectStatus: 200 })).body.data;
+    const text = await scrape(addr);
+    expect(sampleSum(text, 'edge_build_info', { version: version.version, revision: version.revision, node_version: process.version })).toBe(1);
+    expect(text.split('\n').filter((l) => l.startsWith('edge_build_info{'))).toHaveLength(1);
   });
 });
 

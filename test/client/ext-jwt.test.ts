@@ -26,7 +26,7 @@ let jwks: Server;
 let jwksUrl: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ext-jwt-'));
+  dir = mkdtempSync(join(tmpdir(), 'edge-test-ext-jwt-'));
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=test-idp', '-days', '2',
     '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
   certPem = readFileSync(join(dir, 'cert.pem'), 'utf8');
@@ -42,7 +42,9 @@ beforeAll(async () => {
   jwksUrl = `http://127.0.0.1:${(jwks.address() as { port: number }).port}/jwks.json`;
 });
 afterAll(async () => {
-  await new Promise((resolve) => jwks?.close(resolve));
+  // Only a server that was started can report being closed: awaiting the close of one that
+  // never started (a set-up that failed first) waited for the hook timeout.
+  if (jwks?.listening) await new Promise((resolve) => jwks.close(resolve));
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

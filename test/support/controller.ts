@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, schemaName, type ServiceName } from '@edge/config';
 import { executeSql } from '@edge/db';
-import { silentLogger } from '@edge/logging';
+import { silentLogger, type Logger } from '@edge/logging';
 import { startStandalone, type RunningController } from '@edge/launcher';
-import { createHttpClient, loadSpecValidator, type HttpClient } from '@edge/testing';
+import { createHttpClient, loadSpecValidator, TEST_DIR_PREFIX, withTeardown, type HttpClient } from '@edge/testing';
 import { TEST_DATABASE_URL, TEST_NATS_URL, uniquePrefix } from './infra.js';
 import { cleanupPrefix } from './cleanup.js';
 
@@ -42,60 +42,76 @@ export const TEST_BACKEND: TestController['backend'] = process.env.EDGE_TEST_BAC
 export interface TestControllerOptions {
   /** Embedded PGlite in dataDir and the in-process bus instead of Postgres and NATS (default: TEST_BACKEND). */
   embedded?: boolean;
+  /** A data directory the caller owns (and removes); default a fresh one removed by stop(). */
   dataDir?: string;
   env?: Record<string, string>;
+  /** The schema and subject prefix (default a fresh {@link uniquePrefix}). */
+  prefix?: string;
+  /** Where the controller logs (default nowhere). */
+  log?: Logger;
 }
 
-/** Starts a controller for one test file. */
+/**
+ * Starts a controller for one test file. Should the start fail half-way, whatever it made is
+ * removed again (schemas, stream, data directory) before the error is thrown; `stop()` removes
+ * everything once the file is done.
+ */
 export async function startTestController(opts: TestControllerOptions = {}): Promise<TestController> {
-  const prefix = uniquePrefix();
+  const prefix = opts.prefix ?? uniquePrefix();
   const embedded = opts.embedded ?? TEST_BACKEND === 'embedded';
-  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'edge-test-'));
-  const env: Record<string, string> = {
-    EDGE_DATA_DIR: dataDir,
-    EDGE_HTTP_ADDR: '127.0.0.1:0',
-    EDGE_ADMIN_USERNAME: ADMIN.username,
-    EDGE_ADMIN_PASSWORD: ADMIN.password,
-    EDGE_LOG_LEVEL: 'silent',
-    EDGE_SHUTDOWN_GRACE_MS: '2000',
-    ...opts.env,
-  };
-  if (!embedded) {
-    env.EDGE_DATABASE_URL = TEST_DATABASE_URL;
-    env.EDGE_DATABASE_SCHEMA_PREFIX = `${prefix}_`;
-    env.EDGE_NATS_URL = TEST_NATS_URL;
-    env.EDGE_NATS_SUBJECT_PREFIX = `${prefix}.`;
-  }
-  // No EDGE_<SERVICE>_GRPC_ADDR: the services bind ports the OS picks, as npm start does.
-  const config = loadConfig(env);
-  const connect = (r: RunningController) => createHttpClient({ baseUrl: r.url, ca: r.caPem, validator: loadSpecValidator() });
-  const running = await startStandalone(config, silentLogger());
-  const c: TestController = {
-    running,
-    http: connect(running),
-    prefix,
-    dataDir,
-    backend: embedded ? 'embedded' : 'postgres',
-    schema: (service) => `"${schemaName(c.running.config, service)}"`,
-    query: (text, params = []) => executeSql(c.running.conn, text, params),
-    async login(username = ADMIN.username, password = ADMIN.password) {
-      const r = await c.http.post('/edge/management/v1/authenticate?method=password', { body: { username, password }, expectStatus: 200 });
-      return r.body.data.token as string;
-    },
-    async restart() {
-      c.http.close();
-      await c.running.stop();
-      c.running = await startStandalone(c.running.config, silentLogger());
-      c.http = connect(c.running);
-    },
-    async stop() {
-      c.http.close();
-      await c.running.stop();
-      if (!embedded) await cleanupPrefix(prefix);
-      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-  return c;
+  const log = opts.log ?? silentLogger();
+  return withTeardown(async (teardown) => {
+    const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `${TEST_DIR_PREFIX}${prefix}-`));
+    if (!opts.dataDir) teardown.add(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env: Record<string, string> = {
+      EDGE_DATA_DIR: dataDir,
+      EDGE_HTTP_ADDR: '127.0.0.1:0',
+      EDGE_ADMIN_USERNAME: ADMIN.username,
+      EDGE_ADMIN_PASSWORD: ADMIN.password,
+      EDGE_LOG_LEVEL: 'silent',
+      EDGE_SHUTDOWN_GRACE_MS: '2000',
+      ...opts.env,
+    };
+    if (!embedded) {
+      env.EDGE_DATABASE_URL = TEST_DATABASE_URL;
+      env.EDGE_DATABASE_SCHEMA_PREFIX = `${prefix}_`;
+      env.EDGE_NATS_URL = opts.env?.EDGE_NATS_URL ?? TEST_NATS_URL;
+      env.EDGE_NATS_SUBJECT_PREFIX = `${prefix}.`;
+      teardown.add(() => cleanupPrefix(prefix));
+    }
+    // No EDGE_<SERVICE>_GRPC_ADDR: the services bind ports the OS picks, as npm start does.
+    const config = loadConfig(env);
+    // Before anything starts: without the specs there is nothing to check answers against.
+    const validator = loadSpecValidator();
+    const connect = (r: RunningController) => createHttpClient({ baseUrl: r.url, ca: r.caPem, validator });
+    // The controller running now, if any: a restart that failed to start leaves none to stop.
+    let live: RunningController | undefined = await startStandalone(config, log);
+    teardown.add(() => live?.stop());
+    const c: TestController = {
+      running: live,
+      http: connect(live),
+      prefix,
+      dataDir,
+      backend: embedded ? 'embedded' : 'postgres',
+      schema: (service) => `"${schemaName(c.running.config, service)}"`,
+      query: (text, params = []) => executeSql(c.running.conn, text, params),
+      async login(username = ADMIN.username, password = ADMIN.password) {
+        const r = await c.http.post('/edge/management/v1/authenticate?method=password', { body: { username, password }, expectStatus: 200 });
+        return r.body.data.token as string;
+      },
+      async restart() {
+        c.http.close();
+        const stopping = live!;
+        live = undefined;
+        await stopping.stop();
+        c.running = live = await startStandalone(c.running.config, log);
+        c.http = connect(c.running);
+      },
+      stop: () => teardown.run(),
+    };
+    teardown.add(() => c.http.close());
+    return c;
+  });
 }
 
 /** A controller started for the whole test file, and a logged-in admin session on it. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createMemoryBus, createNatsBus, type Bus, type BusMessage, type Subscription } from './index.js';
+import { createMemoryBus, createNatsBus, EVENT_ID_HEADER, type Bus, type BusMessage, type Subscription } from './index.js';
 import { streamName } from './subject.js';
 
 const NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -148,6 +148,40 @@ describe.each([
     expect(got.sort()).toEqual(['one:k', 'two:edge.test.cache.evict']);
   });
 
+  it('hands work and broadcast handlers the event id, and drops a broadcast repeat of it', async () => {
+    net = makeNetwork();
+    const bus = await net.peer();
+    const worked: Array<string | undefined> = [];
+    const heard: Array<string | undefined> = [];
+    await bus.consume('ids', 'edge.test.ided', async (m) => { worked.push(m.eventId); });
+    await bus.subscribe('edge.test.ided', async (m) => { heard.push(m.eventId); });
+    await bus.publish('edge.test.ided', 1, { [EVENT_ID_HEADER]: 'ev-1' });
+    await bus.publish('edge.test.ided', 1, { [EVENT_ID_HEADER]: 'ev-1' });
+    await bus.publish('edge.test.ided', 2, { [EVENT_ID_HEADER]: 'ev-2' });
+    await bus.publish('edge.test.ided', 3);
+    await waitFor(() => heard.length === 3 && worked.length >= 3);
+    await sleep(200);
+    expect(heard).toEqual(['ev-1', 'ev-2', undefined]);
+    expect(worked).toContain('ev-2');
+  });
+
+  it('handles up to `concurrency` messages of one subscriber at once', async () => {
+    net = makeNetwork();
+    const bus = await net.peer();
+    let running = 0;
+    let most = 0;
+    let handled = 0;
+    await bus.consume('wide', 'edge.test.wide', async () => {
+      most = Math.max(most, ++running);
+      await sleep(50);
+      running--;
+      handled++;
+    }, { concurrency: 4 });
+    for (let i = 0; i < 12; i++) await bus.publish('edge.test.wide', i);
+    await waitFor(() => handled === 12);
+    expect(most).toBe(4);
+  });
+
   it('stops delivering after unsubscribe', async () => {
     net = makeNetwork();
     const bus = await net.peer();
@@ -181,6 +215,23 @@ describe('nats bus', () => {
       expect(gotB).toEqual([]);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('stores an event published twice (a retry after a lost ack) once', async () => {
+    const net = natsNetwork(randomPrefix());
+    try {
+      const bus = await net.peer();
+      await bus.publish('edge.test.twice', 'a', { [EVENT_ID_HEADER]: 'same' });
+      await bus.publish('edge.test.twice', 'a', { [EVENT_ID_HEADER]: 'same' });
+      await bus.publish('edge.test.twice', 'b', { [EVENT_ID_HEADER]: 'other' });
+      const got: unknown[] = [];
+      await bus.consume('once', 'edge.test.twice', async (m) => { got.push(m.data); });
+      await waitFor(() => got.length === 2);
+      await sleep(200);
+      expect(got).toEqual(['a', 'b']);
+    } finally {
+      await net.close();
     }
   });
 

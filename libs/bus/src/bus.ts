@@ -10,6 +10,26 @@ export interface BusMessage<T = unknown> {
   headers: Record<string, string>;
   /** True when this message was delivered before (to this group); handlers must be idempotent. */
   redelivered: boolean;
+  /**
+   * The event's unique id (header {@link EVENT_ID_HEADER}), given once when the event was
+   * recorded; the same event published again carries the same id, so consumers dedupe by it.
+   */
+  eventId?: string;
+}
+
+/**
+ * Header carrying an event's unique id. NATS publishes it as the JetStream message id too, so
+ * the stream stores an event published twice (a retry after a lost ack) once.
+ */
+export const EVENT_ID_HEADER = 'edge-event-id';
+
+/** Options of a work subscription. */
+export interface ConsumeOptions {
+  /**
+   * Messages handled at once by this subscriber (default 1: one after another, in stream
+   * order). Above 1, order is no longer kept; for handlers that coalesce their work.
+   */
+  concurrency?: number;
 }
 
 /** Handles one message; a rejection means "not handled" (work subscriptions redeliver). */
@@ -20,6 +40,7 @@ export interface Bus {
   /**
    * Publishes after the caller's write committed; resolves when the message is durably stored
    * (JetStream ack) or, in-process, queued. Subjects must start with `edge.` to be stored.
+   * Rejects at once while the connection to NATS is down.
    */
   publish(subject: string, data: unknown, headers?: Record<string, string>): Promise<void>;
   /**
@@ -28,10 +49,11 @@ export interface Bus {
    * resolves), surviving restarts of the consumer. A group seen for the first time also gets
    * the retained messages published before it started. Subjects may use NATS wildcards.
    */
-  consume<T>(group: string, subject: string, handler: Handler<T>): Promise<Subscription>;
+  consume<T>(group: string, subject: string, handler: Handler<T>, opts?: ConsumeOptions): Promise<Subscription>;
   /**
    * Broadcast subscription: every live subscriber (every replica) gets every message, without
-   * persistence; used for cache invalidation.
+   * persistence; used for cache invalidation. A message whose event id this subscriber saw
+   * recently is dropped (an event published again after a lost ack).
    */
   subscribe<T>(subject: string, handler: Handler<T>): Promise<Subscription>;
   /** Stops every subscription (waiting for running handlers) and disconnects. */

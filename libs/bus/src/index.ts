@@ -2,7 +2,8 @@
  * @edge/bus: change notifications between services over NATS JetStream (distributed) or in
  * process (standalone), behind one interface, carrying trace context in headers.
  */
-export type { Bus, BusMessage, Handler, Subscription } from './bus.js';
+export { EVENT_ID_HEADER, type Bus, type BusMessage, type ConsumeOptions, type Handler, type Subscription } from './bus.js';
 export { createNatsBus, type NatsBusOptions } from './nats-bus.js';
 export { createMemoryBus, type MemoryBusOptions } from './memory-bus.js';
 export { durableName, streamName, subjectMatches } from './subject.js';
+export { inPublishSpan, runInTraceContext, withTraceContext } from './trace.js';

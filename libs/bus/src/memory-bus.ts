@@ -4,7 +4,8 @@
  * deliveries always happen on a later tick, never inside `publish`.
  */
 import type { Logger } from '@edge/logging';
-import type { Bus, BusMessage, Handler, Subscription } from './bus.js';
+import { EVENT_ID_HEADER, type Bus, type BusMessage, type ConsumeOptions, type Handler, type Subscription } from './bus.js';
+import { createRecentIds } from './recent-ids.js';
 import { subjectMatches } from './subject.js';
 import { inPublishSpan, runInTraceContext } from './trace.js';
 
@@ -21,9 +22,9 @@ export interface MemoryBusOptions {
 
 interface Stored { subject: string; json: string; headers: Record<string, string> }
 interface Delivery { msg: Stored; attempts: number }
-interface Member { handler: Handler<any>; running?: Promise<void> }
+interface Member { handler: Handler<any>; limit: number; running: Set<Promise<void>> }
 interface Group { name: string; pattern: string; queue: Delivery[]; members: Member[]; turn: number }
-interface Listener { pattern: string; handler: Handler<any>; running: Set<Promise<void>> }
+interface Listener { pattern: string; handler: Handler<any>; running: Set<Promise<void>>; recent: ReturnType<typeof createRecentIds> }
 
 const MAX_RETRY_DELAY_MS = 5_000;
 
@@ -39,7 +40,7 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
   let closed = false;
 
   const toMessage = (msg: Stored, redelivered: boolean): BusMessage<any> => ({
-    subject: msg.subject, data: JSON.parse(msg.json), headers: { ...msg.headers }, redelivered,
+    subject: msg.subject, data: JSON.parse(msg.json), headers: { ...msg.headers }, redelivered, eventId: msg.headers[EVENT_ID_HEADER] || undefined,
   });
 
   function pump(group: Group): void {
@@ -53,7 +54,7 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
   function nextIdle(group: Group): Member | undefined {
     for (let i = 0; i < group.members.length; i++) {
       const member = group.members[(group.turn + i) % group.members.length];
-      if (!member.running) {
+      if (member.running.size < member.limit) {
         group.turn = (group.turn + i + 1) % group.members.length;
         return member;
       }
@@ -63,7 +64,8 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
 
   function deliver(group: Group, member: Member, delivery: Delivery): void {
     const attempt = delivery.attempts + 1;
-    member.running = (async () => {
+    // Added to the member's set before the first await below lets it finish.
+    const running: Promise<void> = (async () => {
       await null; // the handler never runs inside this call stack, even if it throws synchronously
       try {
         const msg = toMessage(delivery.msg, attempt > 1);
@@ -71,10 +73,11 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
       } catch (err) {
         retry(group, { msg: delivery.msg, attempts: attempt }, err);
       } finally {
-        member.running = undefined;
+        member.running.delete(running!);
         pump(group);
       }
     })();
+    member.running.add(running);
   }
 
   function retry(group: Group, delivery: Delivery, err: unknown): void {
@@ -127,28 +130,30 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
       const audience = [...listeners].filter((l) => subjectMatches(l.pattern, subject));
       setImmediate(() => {
         if (closed) return;
-        for (const listener of audience) if (listeners.has(listener)) broadcast(listener, msg);
+        for (const listener of audience) {
+          if (listeners.has(listener) && listener.recent.firstSight(msg.headers[EVENT_ID_HEADER] || undefined)) broadcast(listener, msg);
+        }
         for (const group of targets) pump(group);
       });
     },
 
-    async consume<T>(group: string, subject: string, handler: Handler<T>) {
+    async consume<T>(group: string, subject: string, handler: Handler<T>, opts: ConsumeOptions = {}) {
       if (closed) throw new Error('bus is closed');
       const g = joinGroup(group, subject);
-      const member: Member = { handler };
+      const member: Member = { handler, limit: Math.max(1, opts.concurrency ?? 1), running: new Set() };
       g.members.push(member);
       setImmediate(() => pump(g));
       return {
         async unsubscribe() {
           g.members = g.members.filter((m) => m !== member);
-          await member.running;
+          await Promise.all(member.running);
         },
       } satisfies Subscription;
     },
 
     async subscribe<T>(subject: string, handler: Handler<T>) {
       if (closed) throw new Error('bus is closed');
-      const listener: Listener = { pattern: subject, handler, running: new Set() };
+      const listener: Listener = { pattern: subject, handler, running: new Set(), recent: createRecentIds() };
       listeners.add(listener);
       return {
         async unsubscribe() {
@@ -162,7 +167,7 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      const running = [...groups.values()].flatMap((g) => g.members.map((m) => m.running));
+      const running = [...groups.values()].flatMap((g) => g.members.flatMap((m) => [...m.running]));
       for (const listener of listeners) running.push(...listener.running);
       listeners.clear();
       groups.clear();

@@ -3,12 +3,15 @@
  * NATS for broadcast. Every subject carries `subjectPrefix` on the wire only.
  */
 import type { Logger } from '@edge/logging';
+import type { ConsumeOptions } from './bus.js';
+import { createSlots } from './slots.js';
 import {
   connect, headers as natsHeaders,
   type JsMsg, type Msg, type MsgHdrs, type NatsConnection,
 } from 'nats';
-import type { Bus, BusMessage, Handler, Subscription } from './bus.js';
+import { EVENT_ID_HEADER, type Bus, type BusMessage, type Handler, type Subscription } from './bus.js';
 import { ACK_WAIT_MS, ensureConsumer, ensureStream } from './nats-setup.js';
+import { createRecentIds } from './recent-ids.js';
 import { durableName, streamName } from './subject.js';
 import { inPublishSpan, runInTraceContext } from './trace.js';
 
@@ -31,7 +34,8 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
   const prefix = opts.subjectPrefix ?? '';
   const log = opts.log;
   const nc = await connect({ servers: opts.url.split(','), name: opts.name, maxReconnectAttempts: -1 });
-  void watchStatus(nc, log);
+  const link = { connected: true };
+  void watchStatus(nc, link, log);
   const jsm = await nc.jetstreamManager();
   const js = nc.jetstream();
   const stream = streamName(prefix);
@@ -47,24 +51,30 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
 
   return {
     async publish(subject, data, headers) {
+      // Disconnected, the client would buffer the message and wait for an ack until its timeout:
+      // fail at once instead, so the caller (the outbox relay) backs off and keeps the event.
+      if (!link.connected) throw new Error('nats is disconnected');
       await inPublishSpan(subject, headers, async (traced) => {
         const h = natsHeaders();
         for (const [key, value] of Object.entries(traced)) h.set(key, value);
-        await js.publish(prefix + subject, encode(data), { headers: h });
+        // The event id doubles as the message id: JetStream stores a repeat within its window once.
+        await js.publish(prefix + subject, encode(data), { headers: h, msgID: traced[EVENT_ID_HEADER] });
       });
     },
 
-    async consume<T>(group: string, subject: string, handler: Handler<T>) {
+    async consume<T>(group: string, subject: string, handler: Handler<T>, opts: ConsumeOptions = {}) {
       const durable = durableName(group, subject);
       await ensureConsumer(jsm, stream, durable, prefix + subject);
       const consumer = await js.consumers.get(stream, durable);
-      const messages = await consumer.consume({ max_messages: MAX_BUFFERED });
+      const concurrency = Math.max(1, opts.concurrency ?? 1);
+      const messages = await consumer.consume({ max_messages: Math.max(MAX_BUFFERED, concurrency) });
+      const slots = createSlots(concurrency);
       let stopping = false;
       const loop = (async () => {
         for await (const m of messages) {
           // Buffered after unsubscribe: hand back at once so another replica takes it.
           if (stopping) m.nak();
-          else await handleWork(m, handler as Handler<unknown>, unprefix(m.subject), log, group);
+          else await slots.run(() => handleWork(m, handler as Handler<unknown>, unprefix(m.subject), log, group));
         }
       })().catch((err: unknown) => log?.error({ err, group, subject }, 'bus consumer stopped'));
       return track({
@@ -72,6 +82,7 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
           stopping = true;
           await messages.close();
           await loop;
+          await slots.idle();
         },
       });
     },
@@ -79,8 +90,11 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
     async subscribe<T>(subject: string, handler: Handler<T>) {
       const sub = nc.subscribe(prefix + subject);
       await nc.flush(); // the server knows the interest once this resolves
+      const recent = createRecentIds();
       const loop = (async () => {
-        for await (const m of sub) await handleBroadcast(m, handler as Handler<unknown>, unprefix(m.subject), log);
+        for await (const m of sub) {
+          if (recent.firstSight(m.headers?.get(EVENT_ID_HEADER) || undefined)) await handleBroadcast(m, handler as Handler<unknown>, unprefix(m.subject), log);
+        }
       })();
       return track({
         async unsubscribe() {
@@ -132,7 +146,8 @@ async function handleBroadcast(m: Msg, handler: Handler<unknown>, subject: strin
 function decode(m: Msg | JsMsg, subject: string, redelivered: boolean, log?: Logger): BusMessage | undefined {
   try {
     const data: unknown = m.data.length === 0 ? null : m.json();
-    return { subject, data, headers: headerRecord(m.headers), redelivered };
+    const headers = headerRecord(m.headers);
+    return { subject, data, headers, redelivered, eventId: headers[EVENT_ID_HEADER] || undefined };
   } catch (err) {
     log?.error({ err, subject }, 'bus message is not JSON, dropped');
     return undefined;
@@ -149,8 +164,10 @@ function encode(data: unknown): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(data ?? null));
 }
 
-async function watchStatus(nc: NatsConnection, log?: Logger): Promise<void> {
+async function watchStatus(nc: NatsConnection, link: { connected: boolean }, log?: Logger): Promise<void> {
   for await (const s of nc.status()) {
+    if (s.type === 'disconnect') link.connected = false;
+    else if (s.type === 'reconnect') link.connected = true;
     if (s.type === 'disconnect' || s.type === 'error') log?.warn({ status: s.type, data: s.data }, 'nats connection');
     else if (s.type === 'reconnect') log?.info({ data: s.data }, 'nats reconnected');
   }

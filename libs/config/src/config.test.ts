@@ -59,6 +59,15 @@ describe('the advertised address', () => {
     expect(loadConfig({ EDGE_HTTP_ADDR: '[::1]:1280' }).http.advertisedAddress).toBe('[::1]:1280');
     expect(loadConfig({}).http.advertisedAddress).toBe('127.0.0.1:1280');
   });
+
+  it('allows any origin cross-origin by default, as OpenZiti, and takes a list of origins', () => {
+    expect(loadConfig({}).http.corsAllowedOrigins).toEqual(['*']);
+    expect(loadConfig({ EDGE_CORS_ALLOWED_ORIGINS: 'https://console.example.com, http://localhost:8080' }).http.corsAllowedOrigins)
+      .toEqual(['https://console.example.com', 'http://localhost:8080']);
+    for (const bad of ['console.example.com', 'https://console.example.com/', 'https://console.example.com/app', 'ftp://x.example', ' , ']) {
+      expect(() => loadConfig({ EDGE_CORS_ALLOWED_ORIGINS: bad }), bad).toThrow(/EDGE_CORS_ALLOWED_ORIGINS/);
+    }
+  });
 });
 
 describe('messages about bad settings', () => {

@@ -34,6 +34,11 @@ const list = z
 const natsServers = z
   .string()
   .refine((s) => s.split(',').every((u) => /^(nats|tls|wss?):\/\/[^\s/]+\/?$|^[^\s:/]+(:\d{1,5})?$/.test(u.trim())), 'expected nats://host:port (comma-separated for several servers)');
+/** `*`, or web origins as browsers send them in `Origin` (`https://console.example:8443`, no path). */
+const origins = list.refine(
+  (xs) => xs.length > 0 && xs.every((o) => o === '*' || isOrigin(o)),
+  'expected * or comma-separated origins such as https://console.example.com',
+);
 
 const schema = z.object({
   EDGE_DATA_DIR: z.string().default('./data'),
@@ -45,6 +50,7 @@ const schema = z.object({
   EDGE_HTTP_ADDR: addr.default('127.0.0.1:1280'),
   EDGE_ADVERTISED_ADDRESS: addr.optional(),
   EDGE_TLS_SANS: list.default([]),
+  EDGE_CORS_ALLOWED_ORIGINS: origins.default(['*']),
   EDGE_ADMIN_USERNAME: z.string().min(4).max(100).default('admin'),
   EDGE_ADMIN_PASSWORD: z.string().min(5).max(100).optional(),
   EDGE_KEY_ENCRYPTION_KEY: z.string().optional(),
@@ -68,6 +74,8 @@ const schema = z.object({
   EDGE_ENROLLMENT_DURATION_MINUTES: z.coerce.number().int().min(1).max(366 * 24 * 60).default(180),
   EDGE_METRICS_ADDR: addr.optional(),
   EDGE_EVALUATION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  EDGE_OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  EDGE_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
 });
 
 type Raw = z.infer<typeof schema>;
@@ -77,7 +85,8 @@ export interface Config {
   dataDir: string;
   database: { url?: string; poolSize: number; schemaPrefix: string };
   nats: { url?: string; subjectPrefix: string };
-  http: { addr: string; advertisedAddress: string; tlsSans: string[] };
+  /** `corsAllowedOrigins`: web origins whose pages may call the APIs (`*`: any, as OpenZiti). */
+  http: { addr: string; advertisedAddress: string; tlsSans: string[]; corsAllowedOrigins: string[] };
   admin: { username: string; password?: string };
   keyEncryptionKey?: string;
   apiSessionTimeoutMinutes: number;
@@ -99,6 +108,12 @@ export interface Config {
   metrics: { addr?: string };
   /** How long the policy service may serve an evaluated service list (0: not at all). */
   evaluationCacheTtlMs: number;
+  /**
+   * Events: how often a service's outbox relay looks for events nobody woke it for (it is woken
+   * at once after its own commits), and the interval of the periodic reconciliations that
+   * repair what a lost or late event left.
+   */
+  events: { outboxPollMs: number; reconcileIntervalMs: number };
 }
 
 /**
@@ -154,7 +169,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: r.EDGE_DATA_DIR,
     database: { url: r.EDGE_DATABASE_URL, poolSize: r.EDGE_DATABASE_POOL_SIZE, schemaPrefix: r.EDGE_DATABASE_SCHEMA_PREFIX },
     nats: { url: r.EDGE_NATS_URL, subjectPrefix: r.EDGE_NATS_SUBJECT_PREFIX },
-    http: { addr: r.EDGE_HTTP_ADDR, advertisedAddress: r.EDGE_ADVERTISED_ADDRESS ?? r.EDGE_HTTP_ADDR, tlsSans: r.EDGE_TLS_SANS },
+    http: {
+      addr: r.EDGE_HTTP_ADDR, advertisedAddress: r.EDGE_ADVERTISED_ADDRESS ?? r.EDGE_HTTP_ADDR, tlsSans: r.EDGE_TLS_SANS,
+      corsAllowedOrigins: r.EDGE_CORS_ALLOWED_ORIGINS,
+    },
     admin: { username: r.EDGE_ADMIN_USERNAME, password: r.EDGE_ADMIN_PASSWORD },
     keyEncryptionKey: r.EDGE_KEY_ENCRYPTION_KEY,
     apiSessionTimeoutMinutes: r.EDGE_API_SESSION_TIMEOUT_MINUTES,
@@ -176,6 +194,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     enrollmentDurationMinutes: r.EDGE_ENROLLMENT_DURATION_MINUTES,
     metrics: { addr: r.EDGE_METRICS_ADDR },
     evaluationCacheTtlMs: r.EDGE_EVALUATION_CACHE_TTL_MS,
+    events: { outboxPollMs: r.EDGE_OUTBOX_POLL_MS, reconcileIntervalMs: r.EDGE_RECONCILE_INTERVAL_MS },
   };
 }
 
@@ -192,6 +211,16 @@ function unreachableAdvertisedAddress(advertised: string | undefined, listen: st
   return isUnspecifiedHost(hostOf(listen))
     ? `EDGE_ADVERTISED_ADDRESS: unset, and EDGE_HTTP_ADDR "${listen}" listens on every address, which clients cannot be sent to; ${fix}`
     : undefined;
+}
+
+/** True for an origin exactly as a browser serializes it: scheme, host and non-default port, nothing else. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 /** The host of `host:port` or `[v6]:port`. */

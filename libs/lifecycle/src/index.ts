@@ -10,5 +10,6 @@ export { runMigrations } from './migrate-only.js';
 export { openMetricsEndpoint } from './metrics-endpoint.js';
 export { createGrpcService, type SetupArgs, type Teardown } from './grpc-service.js';
 export { runInBackground, type BackgroundOptions } from './background.js';
+export { createServiceEvents, type ServiceEvents } from './service-events.js';
 export { StartupError, explainListenFailure, connectFailure, describeStartupFailure, exitAfterFailedStart, loadConfigOrExit } from './startup-error.js';
 export { commandOrExit, parseCommand, usage, type CommandSpec, type ParsedCommand } from './command.js';

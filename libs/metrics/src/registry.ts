@@ -4,9 +4,16 @@
  * metrics (CPU, memory, event loop, GC) are collected once.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { buildInfo } from './build-info.js';
 
 /** Latency buckets in seconds, from a cached lookup to a slow cross-service call. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The route label of a request no route matched (404, 405, or refused before routing). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Methods counted by name; any other (WebDAV's, say) is `other`, so clients cannot grow the label. */
+const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** Outcome of one authentication attempt, as counted by {@link ProcessMetrics.authentication}. */
 export type AuthenticationResult = 'success' | 'failure';
@@ -16,7 +23,10 @@ export interface ProcessMetrics {
   readonly registry: Registry;
   /** One handled unary gRPC call: `code` is the status name (`OK`, `NOT_FOUND`, …). */
   grpcHandled(service: string, method: string, code: string, seconds: number): void;
-  /** One HTTP request: `route` is the route pattern (`/edge/management/v1/identities/:id`), never the raw URL. */
+  /**
+   * One HTTP request: `route` is the route pattern (`/edge/management/v1/identities/:id`), never
+   * the raw URL, or {@link UNMATCHED_ROUTE}; a method outside the HTTP API's is counted as `other`.
+   */
   httpRequest(method: string, route: string, statusCode: number, seconds: number): void;
   /** One authentication attempt by `method` (`password`, `cert`, `ext-jwt`). */
   authentication(method: string, result: AuthenticationResult): void;
@@ -24,6 +34,12 @@ export interface ProcessMetrics {
   rateLimited(scope: string): void;
   /** The time an event spent between its publish and the start of its handling. */
   eventLag(subject: string, seconds: number): void;
+  /** Events an outbox relay published to the bus. */
+  outboxPublished(outbox: string, count: number): void;
+  /** A relay round that stopped at a failed publish (the bus or the database unreachable). */
+  outboxFailed(outbox: string): void;
+  /** Reports the events waiting in an outbox at every scrape (`read` is called then). */
+  watchOutbox(outbox: string, read: () => Promise<number>): void;
   /** Reports a connection pool's sizes at every scrape (`read` is called then). */
   watchPool(name: string, read: () => { total: number; idle: number; waiting: number }): void;
 }
@@ -44,7 +60,26 @@ function create(): ProcessMetrics {
     registers: [registry],
   });
   const limited = new Counter({ name: 'edge_rate_limit_rejections_total', help: 'Requests refused by a rate limit, by scope.', labelNames: ['scope'], registers: [registry] });
+  const build = buildInfo();
+  new Gauge({
+    name: 'edge_build_info', help: 'Always 1; the labels say which build this process runs.',
+    labelNames: ['version', 'revision', 'build_date', 'node_version'], registers: [registry],
+  }).set({ version: build.version, revision: build.revision, build_date: build.buildDate, node_version: build.nodeVersion }, 1);
   const lag = histogram('edge_event_lag_seconds', 'Time from an event\'s publish to the start of its handling, by subject.', ['subject']);
+  const published = new Counter({ name: 'edge_outbox_published_total', help: 'Events relayed from an outbox to the bus, by outbox.', labelNames: ['outbox'], registers: [registry] });
+  const failed = new Counter({ name: 'edge_outbox_publish_failures_total', help: 'Outbox relay rounds stopped by a failed publish, by outbox.', labelNames: ['outbox'], registers: [registry] });
+  const outboxes = new Map<string, () => Promise<number>>();
+  new Gauge({
+    name: 'edge_outbox_pending', help: 'Events recorded in an outbox and not yet acknowledged by the bus, by outbox.', labelNames: ['outbox'], registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [outbox, read] of outboxes) {
+        // An unreachable database leaves the series out rather than failing the scrape.
+        const n = await read().catch(() => undefined);
+        if (n !== undefined) this.set({ outbox }, n);
+      }
+    },
+  });
   const pools = new Map<string, () => { total: number; idle: number; waiting: number }>();
   new Gauge({
     name: 'edge_db_pool_connections', help: 'Database pool connections, by pool and state (total, idle, waiting clients).', labelNames: ['pool', 'state'], registers: [registry],
@@ -63,8 +98,12 @@ function create(): ProcessMetrics {
     rateLimited: (scope) => limited.inc({ scope }),
     eventLag: (subject, seconds) => lag.observe({ subject }, seconds),
     watchPool: (name, read) => void pools.set(name, read),
+    outboxPublished: (outbox, count) => published.inc({ outbox }, count),
+    outboxFailed: (outbox) => failed.inc({ outbox }),
+    watchOutbox: (outbox, read) => void outboxes.set(outbox, read),
     grpcHandled: (service, method, code, seconds) => grpc.observe({ grpc_service: service, grpc_method: method, grpc_code: code }, seconds),
-    httpRequest: (method, route, statusCode, seconds) => http.observe({ method, route, status_code: String(statusCode) }, seconds),
+    httpRequest: (method, route, statusCode, seconds) =>
+      http.observe({ method: HTTP_METHODS.has(method) ? method : 'other', route, status_code: String(statusCode) }, seconds),
     authentication: (method, result) => auth.inc({ method, result }),
   };
 }

@@ -1,18 +1,15 @@
 /**
  * Using and ending API sessions: validation with sliding expiry, look-up, logout, and the end
- * of every session of a deleted identity. Every end publishes its event after the commit.
+ * of every session of a deleted identity. Every end records its event with the delete (store).
  */
-import type { Bus } from '@edge/bus';
 import { ZitiError, notFound } from '@edge/errors';
 import { ACTIVITY_WRITE_INTERVAL_MS, hashToken, isExpired, needsActivityUpdate, type ApiSession } from './domain/api-session.js';
-import { publishApiSessionsDeleted } from './events.js';
 import type { Identities, IdentityInfo } from './identities.js';
 import type { AuthStore } from './store.js';
 
 /** What the API session operations work with. */
 export interface ApiSessionDeps {
   store: AuthStore;
-  bus: Bus;
   identities: Identities;
   timeoutMinutes: number;
 }
@@ -33,13 +30,11 @@ function unauthorized(reason: 'invalid' | 'expired'): ZitiError {
 
 /** Creates the API session operations. */
 export function createApiSessions(deps: ApiSessionDeps) {
-  const { store, bus, identities, timeoutMinutes } = deps;
+  const { store, identities, timeoutMinutes } = deps;
 
-  /** Deletes one session and, when this call deleted it, publishes its event. */
+  /** Deletes one session (its event with it); false when it was gone already. */
   async function end(id: string): Promise<boolean> {
-    const ref = await store.deleteApiSession(id);
-    if (ref) await publishApiSessionsDeleted(bus, [ref]);
-    return ref !== undefined;
+    return (await store.deleteApiSession(id)) !== undefined;
   }
 
   async function recordActivity(session: ApiSession, now: Date): Promise<ApiSession> {
@@ -93,7 +88,6 @@ export function createApiSessions(deps: ApiSessionDeps) {
       let total = 0;
       for (;;) {
         const ended = await store.deleteIdleApiSessions(cutoff, SWEEP_BATCH);
-        await publishApiSessionsDeleted(bus, ended);
         total += ended.length;
         if (ended.length < SWEEP_BATCH) return total;
       }
@@ -104,14 +98,12 @@ export function createApiSessions(deps: ApiSessionDeps) {
      * finds nothing left and publishes nothing.
      */
     async endForIdentity(identityId: string): Promise<void> {
-      const ended = await store.deleteIdentityAuth(identityId);
-      await publishApiSessionsDeleted(bus, ended);
+      await store.deleteIdentityAuth(identityId);
     },
 
     /** Ends every API session of a disabled identity; its authenticators stay. Idempotent. */
     async endSessionsOf(identityId: string): Promise<void> {
-      const ended = await store.deleteApiSessionsOf(identityId);
-      await publishApiSessionsDeleted(bus, ended);
+      await store.deleteApiSessionsOf(identityId);
     },
   };
 }

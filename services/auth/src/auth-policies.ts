@@ -15,11 +15,8 @@ export function createAuthPolicies(deps: {
   policyStore: AuthPolicyStore;
   identities: Identities;
   signers: Pick<ExtJwtSignerStore, 'existing'>;
-  /** Announces a changed or deleted policy after commit (sessions under it are judged anew). */
-  changed?: (id: string, what: 'updated' | 'deleted') => Promise<void>;
 }) {
   const { policyStore, identities, signers } = deps;
-  const changed = deps.changed ?? (async () => undefined);
 
   /** The field rules, and external JWT signers that exist. */
   async function validate(input: AuthPolicyInput): Promise<void> {
@@ -45,7 +42,6 @@ export function createAuthPolicies(deps: {
     async update(id: string, input: AuthPolicyInput): Promise<void> {
       await validate(input);
       await policyStore.update(id, input);
-      await changed(id, 'updated');
     },
 
     /** Refuses the default policy and one an identity still names (the identity service knows). */
@@ -53,7 +49,6 @@ export function createAuthPolicies(deps: {
       await policyStore.get(id);
       checkDeletable(id, id === DEFAULT_AUTH_POLICY_ID ? 0 : await identities.countByAuthPolicy(id));
       await policyStore.delete(id);
-      await changed(id, 'deleted');
     },
 
     /** The policy an identity logs in under; the default one when its own is gone. */

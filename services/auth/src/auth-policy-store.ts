@@ -6,6 +6,7 @@ import { fieldError, notFound } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
 import type { AuthPolicy, AuthPolicyInput } from './domain/auth-policy.js';
+import type { AuthEvents } from './events.js';
 import type { AuthDatabase } from './store.js';
 
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
@@ -103,7 +104,7 @@ function duplicateName(err: unknown, p: AuthPolicyInput): never {
 }
 
 /** Creates the auth policy queries over the auth schema. */
-export function createAuthPolicyStore(db: Kysely<AuthDatabase>) {
+export function createAuthPolicyStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
   return {
     async insert(id: string, p: AuthPolicyInput): Promise<void> {
       await db.insertInto('auth_policies').values({ id, ...toRow(p) }).execute().catch((err: unknown) => duplicateName(err, p));
@@ -126,14 +127,21 @@ export function createAuthPolicyStore(db: Kysely<AuthDatabase>) {
     },
 
     async update(id: string, p: AuthPolicyInput): Promise<void> {
-      const r = await db.updateTable('auth_policies').set({ ...toRow(p), updated_at: sql<Date>`now()` }).where('id', '=', id)
-        .executeTakeFirst().catch((err: unknown) => duplicateName(err, p));
-      if (Number(r.numUpdatedRows) === 0) throw notFound('authPolicy', id);
+      await events.transaction(async (trx) => {
+        const r = await trx.updateTable('auth_policies').set({ ...toRow(p), updated_at: sql<Date>`now()` }).where('id', '=', id)
+          .executeTakeFirst().catch((err: unknown) => duplicateName(err, p));
+        if (Number(r.numUpdatedRows) === 0) throw notFound('authPolicy', id);
+        await events.settingChanged(trx, 'auth-policy', id, 'updated');
+      });
     },
 
     async delete(id: string): Promise<boolean> {
-      const r = await db.deleteFrom('auth_policies').where('id', '=', id).executeTakeFirst();
-      return Number(r.numDeletedRows) > 0;
+      return events.transaction(async (trx) => {
+        const r = await trx.deleteFrom('auth_policies').where('id', '=', id).executeTakeFirst();
+        const gone = Number(r.numDeletedRows) > 0;
+        if (gone) await events.settingChanged(trx, 'auth-policy', id, 'deleted');
+        return gone;
+      });
     },
 
     /** How many policies name this external JWT signer. */

@@ -7,6 +7,7 @@ import { fieldError, ZitiError } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSessionRef } from './domain/api-session.js';
 import { methodMax, type Authenticator } from './domain/authenticator.js';
+import type { AuthEvents } from './events.js';
 import { toAuthenticator, type AuthDatabase, type AuthenticatorsTable } from './store.js';
 
 /** What a filter on `/authenticators` may read. */
@@ -42,7 +43,13 @@ export function taken(err: unknown, a: { username?: string; fingerprint?: string
 }
 
 /** Creates the authenticator store over the auth schema. */
-export function createAuthenticatorStore(db: Kysely<AuthDatabase>) {
+/** Many authenticators in a few statements (bulk import, which ends no session). */
+export async function insertAuthenticatorsInBulk(db: Kysely<AuthDatabase>, list: readonly NewAuthenticator[]): Promise<void> {
+  await inChunks(list, (chunk) => db.insertInto('authenticators').values(chunk.map(toRow)).execute().catch((err: unknown) => taken(err, chunk[0]!)));
+}
+
+/** Creates the authenticator queries; deleting one ends its API sessions and announces that in the same transaction. */
+export function createAuthenticatorStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
   return {
     async list(plan: ListPlan, ownerIdentityId?: string): Promise<{ items: Authenticator[]; total: number }> {
       const from = ownerIdentityId ? db.selectFrom('authenticators').where('identity_id', '=', ownerIdentityId) : db.selectFrom('authenticators');
@@ -84,10 +91,6 @@ export function createAuthenticatorStore(db: Kysely<AuthDatabase>) {
     },
 
     /** Many authenticators in a few statements (bulk import). */
-    async insertMany(list: readonly NewAuthenticator[]): Promise<void> {
-      await inChunks(list, (chunk) => db.insertInto('authenticators').values(chunk.map(toRow)).execute().catch((err: unknown) => taken(err, chunk[0]!)));
-    },
-
     async update(id: string, change: { username?: string; passwordHash?: string; tags?: Record<string, unknown> }): Promise<void> {
       await db.updateTable('authenticators').set({
         ...(change.username !== undefined ? { username: change.username } : {}),
@@ -131,15 +134,17 @@ export function createAuthenticatorStore(db: Kysely<AuthDatabase>) {
 
     /**
      * Deletes authenticators and, in the same transaction, the API sessions opened with them
-     * (as controller/db/authenticator_store.go DeleteById); how many authenticators went, and
-     * the sessions this call ended (their events are the caller's to publish after commit).
+     * (as controller/db/authenticator_store.go DeleteById), with their deleted events; how many
+     * authenticators went, and the sessions this call ended.
      */
     async deleteWithSessions(ids: readonly string[]): Promise<{ removed: number; sessions: ApiSessionRef[] }> {
       if (ids.length === 0) return { removed: 0, sessions: [] };
-      return db.transaction().execute(async (trx) => {
+      return events.transaction(async (trx) => {
         const r = await trx.deleteFrom('authenticators').where('id', 'in', ids).executeTakeFirst();
-        const sessions = await trx.deleteFrom('api_sessions').where('authenticator_id', 'in', ids).returning(['id', 'identity_id']).execute();
-        return { removed: Number(r.numDeletedRows), sessions: sessions.map((x) => ({ id: x.id, identityId: x.identity_id })) };
+        const ended = await trx.deleteFrom('api_sessions').where('authenticator_id', 'in', ids).returning(['id', 'identity_id']).execute();
+        const sessions = ended.map((x) => ({ id: x.id, identityId: x.identity_id }));
+        await events.apiSessionsDeleted(trx, sessions);
+        return { removed: Number(r.numDeletedRows), sessions };
       });
     },
   };

@@ -9,7 +9,6 @@ import { ZitiError, fieldError, notFound } from '@edge/errors';
 import type { ListPlan } from '@edge/zitiql';
 import type { AuthPolicies } from './auth-policies.js';
 import type { AuthenticatorStore } from './authenticator-store.js';
-import type { ApiSessionRef } from './domain/api-session.js';
 import { checkPassword } from './domain/auth-policy.js';
 import { certFingerprint, methodMax, type Authenticator } from './domain/authenticator.js';
 import { issuedBy } from './domain/certificate.js';
@@ -43,15 +42,13 @@ interface Deps {
   identities: Identities;
   policies: AuthPolicies;
   issuedByNetwork: NetworkIssuer;
-  /** Announces API sessions ended with their authenticator, after the commit. */
-  sessionsEnded(sessions: ApiSessionRef[]): Promise<void>;
 }
 
 // as apierror.NewAuthenticatorCannotBeUpdated: only a updb authenticator has credentials to change
 const cannotUpdate = (why: string) => new ZitiError('CAN_NOT_UPDATE_AUTHENTICATOR', { causeMessage: why });
 
 /** Builds the authenticator operations. */
-export function createAuthenticators({ store, identities, policies, issuedByNetwork, sessionsEnded }: Deps) {
+export function createAuthenticators({ store, identities, policies, issuedByNetwork }: Deps) {
   async function policyOf(identityId: string) {
     const identity = await identities.find(identityId);
     return policies.forIdentity(identity?.authPolicyId ?? 'default');
@@ -74,11 +71,9 @@ export function createAuthenticators({ store, identities, policies, issuedByNetw
     return { fingerprint, certPem: req.certPem, isIssuedByNetwork: await issuedByNetwork(req.certPem) };
   }
 
-  /** Deletes authenticators with the API sessions opened with them; how many went. */
+  /** Deletes authenticators with the API sessions opened with them (and their events); how many went. */
   async function remove(ids: string[]): Promise<number> {
-    const { removed, sessions } = await store.deleteWithSessions(ids);
-    await sessionsEnded(sessions);
-    return removed;
+    return (await store.deleteWithSessions(ids)).removed;
   }
 
   return {

@@ -7,7 +7,7 @@ import { analyzeTables, createDb, type DbConnection } from '@edge/db';
 import { atPath, fieldError } from '@edge/errors';
 import { newId } from '@edge/ids';
 import { hashPassword } from './domain/password.js';
-import { createAuthenticatorStore } from './authenticator-store.js';
+import { insertAuthenticatorsInBulk } from './authenticator-store.js';
 import type { AuthDatabase } from './store.js';
 
 /** A password login for an imported identity. */
@@ -41,7 +41,7 @@ export function planPasswordImport(list: readonly BulkPassword[]): PasswordImpor
         }))));
       }
       const db = createDb<AuthDatabase>(conn, schema);
-      await createAuthenticatorStore(db).insertMany(rows);
+      await insertAuthenticatorsInBulk(db, rows);
       await analyzeTables(db, schema, ['authenticators']);
       await db.destroy();
     },

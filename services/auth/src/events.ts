@@ -1,10 +1,14 @@
 /**
- * Subjects the auth service publishes and consumes. Events leave only after the write that
- * caused them committed; consumers are idempotent because delivery is at-least-once.
+ * Subjects the auth service publishes and consumes. Events are recorded in the transaction of
+ * the write that causes them (the stores call these inside it) and relayed to the bus after the
+ * commit (libs/outbox); consumers are idempotent because delivery is at-least-once.
  */
 import type { Bus, Subscription } from '@edge/bus';
 import type { Logger } from '@edge/logging';
+import type { Outbox } from '@edge/outbox';
+import type { Kysely } from 'kysely';
 import type { ApiSessionRef } from './domain/api-session.js';
+import type { AuthDatabase } from './store.js';
 
 /** Published when an API session ends (logout, expiry, identity deleted); payload {@link ApiSessionRef}. */
 export const API_SESSION_DELETED = 'edge.auth.api-session.deleted';
@@ -23,20 +27,29 @@ export const CA_DELETED = 'edge.pki.ca.deleted';
 /** Consumer group of this service: one replica handles each message. */
 export const CONSUMER_GROUP = 'auth';
 
-/** Publishes one deleted event per API session; call after the deleting transaction committed. */
-export async function publishApiSessionsDeleted(bus: Bus, sessions: ApiSessionRef[]): Promise<void> {
-  for (const s of sessions) await bus.publish(API_SESSION_DELETED, { id: s.id, identityId: s.identityId });
+/** An auth setting whose change makes sessions be judged anew (the gateway drops its cached principals). */
+export type AuthSetting = 'auth-policy' | 'external-jwt-signer';
+
+type Trx = Kysely<AuthDatabase>;
+
+/** Records the auth service's events in the transaction of the write that causes them. */
+export function createAuthEvents(outbox: Outbox<AuthDatabase>) {
+  return {
+    /** Runs a write and its events in one transaction; they are published after the commit. */
+    transaction: <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => outbox.transaction(fn),
+    /** One deleted event per API session. */
+    async apiSessionsDeleted(trx: Trx, sessions: readonly ApiSessionRef[]): Promise<void> {
+      for (const s of sessions) await outbox.enqueue(trx, API_SESSION_DELETED, { id: s.id, identityId: s.identityId });
+    },
+    /** An API session changed what it may do (MFA completed). */
+    apiSessionUpdated: (trx: Trx, s: ApiSessionRef) => outbox.enqueue(trx, API_SESSION_UPDATED, { id: s.id, identityId: s.identityId }),
+    mfaDeleted: (trx: Trx, mfa: { id: string; identityId: string }) => outbox.enqueue(trx, MFA_DELETED, { id: mfa.id, identityId: mfa.identityId }),
+    /** An auth policy or external JWT signer changed or went. */
+    settingChanged: (trx: Trx, entity: AuthSetting, id: string, what: 'updated' | 'deleted') => outbox.enqueue(trx, `edge.auth.${entity}.${what}`, { id }),
+  };
 }
 
-/** Publishes that an API session changed; call after the write committed. */
-export async function publishApiSessionUpdated(bus: Bus, session: ApiSessionRef): Promise<void> {
-  await bus.publish(API_SESSION_UPDATED, { id: session.id, identityId: session.identityId });
-}
-
-/** Publishes the removal of an MFA enrollment; call after the delete committed. */
-export async function publishMfaDeleted(bus: Bus, mfa: { id: string; identityId: string }): Promise<void> {
-  await bus.publish(MFA_DELETED, { id: mfa.id, identityId: mfa.identityId });
-}
+export type AuthEvents = ReturnType<typeof createAuthEvents>;
 
 /** What the consumers act on. */
 export interface ConsumerDeps {
@@ -81,12 +94,4 @@ export async function startConsumers(deps: ConsumerDeps): Promise<Subscription[]
       await deps.onCaDeleted(msg.data.certPem);
     }),
   ];
-}
-
-/**
- * Published after an auth policy or external JWT signer changed or went: what it decides about
- * sessions must be judged anew (the gateway drops its cached principals).
- */
-export function authSettingChanged(bus: Bus, entity: 'auth-policy' | 'external-jwt-signer') {
-  return (id: string, what: 'updated' | 'deleted') => bus.publish(`edge.auth.${entity}.${what}`, { id });
 }

@@ -6,6 +6,7 @@ import { isUniqueViolation } from '@edge/db';
 import { fieldError, notFound } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ExtJwtSigner, ExtJwtSignerInput, SignerCertificate, TargetToken } from './domain/ext-jwt-signer.js';
+import type { AuthEvents } from './events.js';
 import type { AuthDatabase } from './store.js';
 
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
@@ -95,7 +96,7 @@ function taken(err: unknown, s: ExtJwtSignerInput, cert: SignerCertificate | nul
 }
 
 /** Creates the signer store over the auth schema. */
-export function createExtJwtSignerStore(db: Kysely<AuthDatabase>) {
+export function createExtJwtSignerStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
   return {
     async insert(id: string, s: ExtJwtSignerInput, cert: SignerCertificate | null): Promise<void> {
       await db.insertInto('external_jwt_signers').values({ id, ...toRow(s, cert) }).execute().catch((err: unknown) => taken(err, s, cert));
@@ -130,14 +131,21 @@ export function createExtJwtSignerStore(db: Kysely<AuthDatabase>) {
     },
 
     async update(id: string, s: ExtJwtSignerInput, cert: SignerCertificate | null): Promise<void> {
-      const r = await db.updateTable('external_jwt_signers').set({ ...toRow(s, cert), updated_at: sql<Date>`date_trunc('milliseconds', now())` })
-        .where('id', '=', id).executeTakeFirst().catch((err: unknown) => taken(err, s, cert));
-      if (Number(r.numUpdatedRows) === 0) throw notFound('externalJwtSigner', id);
+      await events.transaction(async (trx) => {
+        const r = await trx.updateTable('external_jwt_signers').set({ ...toRow(s, cert), updated_at: sql<Date>`date_trunc('milliseconds', now())` })
+          .where('id', '=', id).executeTakeFirst().catch((err: unknown) => taken(err, s, cert));
+        if (Number(r.numUpdatedRows) === 0) throw notFound('externalJwtSigner', id);
+        await events.settingChanged(trx, 'external-jwt-signer', id, 'updated');
+      });
     },
 
     async delete(id: string): Promise<boolean> {
-      const r = await db.deleteFrom('external_jwt_signers').where('id', '=', id).executeTakeFirst();
-      return Number(r.numDeletedRows) > 0;
+      return events.transaction(async (trx) => {
+        const r = await trx.deleteFrom('external_jwt_signers').where('id', '=', id).executeTakeFirst();
+        const gone = Number(r.numDeletedRows) > 0;
+        if (gone) await events.settingChanged(trx, 'external-jwt-signer', id, 'deleted');
+        return gone;
+      });
     },
   };
 }

@@ -8,12 +8,8 @@ import type { ListPlan } from '@edge/zitiql';
 import { validateExtJwtSigner, type ExtJwtSignerInput } from './domain/ext-jwt-signer.js';
 import type { ExtJwtSignerStore } from './ext-jwt-signer-store.js';
 
-/** Builds the operations; `policiesUsing` counts the auth policies that name a signer. */
-export function createExtJwtSigners(
-  store: ExtJwtSignerStore,
-  policiesUsing: (signerId: string) => Promise<number>,
-  changed: (id: string, what: 'updated' | 'deleted') => Promise<void> = async () => undefined,
-) {
+/** Builds the operations; `policiesUsing` counts the auth policies that name a signer. The store announces changes. */
+export function createExtJwtSigners(store: ExtJwtSignerStore, policiesUsing: (signerId: string) => Promise<number>) {
   return {
     async create(input: ExtJwtSignerInput): Promise<string> {
       const cert = validateExtJwtSigner(input);
@@ -28,7 +24,6 @@ export function createExtJwtSigners(
 
     async update(id: string, input: ExtJwtSignerInput): Promise<void> {
       await store.update(id, input, validateExtJwtSigner(input));
-      await changed(id, 'updated');
     },
 
     async delete(id: string): Promise<void> {
@@ -38,7 +33,6 @@ export function createExtJwtSigners(
         throw new ZitiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { causeMessage: `external JWT signer ${id} is named by ${using} auth polic${using === 1 ? 'y' : 'ies'}` });
       }
       await store.delete(id);
-      await changed(id, 'deleted');
     },
   };
 }

@@ -9,6 +9,26 @@ import type { AuthStore } from './store.js';
 
 const BATCH = 500;
 
+/**
+ * One step of the periodic reconciliation: the next page of identities the auth schema refers
+ * to; what a deleted identity left goes as its deleted event would have taken it, and the API
+ * sessions of a disabled identity end as its disabled event would have ended them. Returns where
+ * the next step starts, or undefined after the last page.
+ */
+export function createIdentityReconcile(
+  store: Pick<AuthStore, 'referencedIdentityIdsAfter' | 'identitiesWithApiSessions'>, identities: Pick<Identities, 'findMany'>,
+  apiSessions: Pick<ApiSessions, 'endForIdentity' | 'endSessionsOf'>,
+) {
+  return async function step(cursor: string | undefined): Promise<string | undefined> {
+    const ids = await store.referencedIdentityIdsAfter(cursor ?? '', BATCH);
+    const known = await identities.findMany(ids);
+    for (const id of ids.filter((i) => !known.has(i))) await apiSessions.endForIdentity(id);
+    const disabled = ids.filter((i) => known.get(i)?.disabled);
+    for (const id of await store.identitiesWithApiSessions(disabled)) await apiSessions.endSessionsOf(id);
+    return ids.length < BATCH ? undefined : ids.at(-1);
+  };
+}
+
 /** Checks (and optionally repairs) what auth keeps for missing identities. */
 export function createIntegrityCheck(store: Pick<AuthStore, 'referencedIdentityIds'>, identities: Pick<Identities, 'findMany'>, apiSessions: Pick<ApiSessions, 'endForIdentity'>) {
   return async function check(fix: boolean): Promise<Array<{ description: string; fixed: boolean }>> {

@@ -3,7 +3,9 @@
  * counters, TOTP tokens, and the installation's KEK salt.
  */
 import { sql, type ColumnType, type Generated, type Kysely, type Selectable } from 'kysely';
+import type { ApiSessionRef } from './domain/api-session.js';
 import type { Mfa } from './domain/mfa.js';
+import type { AuthEvents } from './events.js';
 import type { AuthDatabase } from './store.js';
 
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
@@ -66,7 +68,7 @@ function toMfa(row: Selectable<MfasTable>): Mfa {
 }
 
 /** Creates the MFA queries over the auth schema. */
-export function createMfaStore(db: Kysely<AuthDatabase>) {
+export function createMfaStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
   return {
     /** The identity's enrollment, if any. */
     async findByIdentity(identityId: string): Promise<Mfa | undefined> {
@@ -124,10 +126,13 @@ export function createMfaStore(db: Kysely<AuthDatabase>) {
       });
     },
 
-    /** Deletes every enrollment of an identity; the ids this call deleted. */
+    /** Deletes every enrollment of an identity, announcing each; the ids this call deleted. */
     async deleteForIdentity(identityId: string): Promise<string[]> {
-      const rows = await db.deleteFrom('mfas').where('identity_id', '=', identityId).returning('id').execute();
-      return rows.map((r) => r.id);
+      return events.transaction(async (trx) => {
+        const rows = await trx.deleteFrom('mfas').where('identity_id', '=', identityId).returning('id').execute();
+        for (const r of rows) await events.mfaDeleted(trx, { id: r.id, identityId });
+        return rows.map((r) => r.id);
+      });
     },
 
     /** Which of these identities have a verified enrollment. */
@@ -146,9 +151,12 @@ export function createMfaStore(db: Kysely<AuthDatabase>) {
     },
 
     /** Marks MFA required and complete on an API session. */
-    async completeApiSessionMfa(apiSessionId: string): Promise<void> {
-      await db.updateTable('api_sessions').set({ is_mfa_required: true, is_mfa_complete: true, updated_at: sql<Date>`now()` })
-        .where('id', '=', apiSessionId).execute();
+    async completeApiSessionMfa(session: ApiSessionRef): Promise<void> {
+      await events.transaction(async (trx) => {
+        await trx.updateTable('api_sessions').set({ is_mfa_required: true, is_mfa_complete: true, updated_at: sql<Date>`now()` })
+          .where('id', '=', session.id).execute();
+        await events.apiSessionUpdated(trx, session);
+      });
     },
 
     /** Stores a TOTP token's hash for an API session; when it was issued. */

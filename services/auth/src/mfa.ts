@@ -5,7 +5,6 @@
  * OpenZiti lacks: no code works twice, recovery codes are stored hashed, and wrong codes are
  * limited per API session.
  */
-import type { Bus } from '@edge/bus';
 import { ZitiError, notFound } from '@edge/errors';
 import { newId, newToken } from '@edge/ids';
 import { decryptKey, encryptKey } from '@edge/key-encryption';
@@ -16,7 +15,6 @@ import {
 } from './domain/mfa.js';
 import { matchTotp, newTotpSecret, provisioningUrl } from './domain/totp.js';
 import type { ApiSessions } from './api-sessions.js';
-import { publishApiSessionUpdated, publishMfaDeleted } from './events.js';
 import type { Identities, IdentityInfo } from './identities.js';
 import type { MfaStore } from './mfa-store.js';
 
@@ -25,7 +23,6 @@ export interface MfaDeps {
   mfaStore: MfaStore;
   apiSessions: ApiSessions;
   identities: Identities;
-  bus: Bus;
   /** The key-encryption key sealing secrets at rest. */
   kek: Buffer;
   /** host:port clients use; its host names the issuer in authenticator apps. */
@@ -44,7 +41,7 @@ const invalidToken = () => new ZitiError('MFA_INVALID_TOKEN');
 
 /** Creates the MFA operations. */
 export function createMfaOperations(deps: MfaDeps) {
-  const { mfaStore, apiSessions, identities, bus, kek } = deps;
+  const { mfaStore, apiSessions, identities, kek } = deps;
   const codeKey = recoveryCodeKey(kek);
   // Sealed values are bound to their enrollment: a ciphertext moved to another row fails.
   const seal = (mfaId: string, kind: string, value: string) => encryptKey(value, kek, `mfa-${kind}:${mfaId}`);
@@ -102,12 +99,11 @@ export function createMfaOperations(deps: MfaDeps) {
   }
 
   async function completeSession(session: ApiSession): Promise<void> {
-    await mfaStore.completeApiSessionMfa(session.id);
-    await publishApiSessionUpdated(bus, { id: session.id, identityId: session.identityId });
+    await mfaStore.completeApiSessionMfa({ id: session.id, identityId: session.identityId });
   }
 
   async function removeAll(identityId: string): Promise<void> {
-    for (const id of await mfaStore.deleteForIdentity(identityId)) await publishMfaDeleted(bus, { id, identityId });
+    await mfaStore.deleteForIdentity(identityId);
   }
 
   return {

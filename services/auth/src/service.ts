@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Subscription } from '@edge/bus';
 import { grpcListenAddr, schemaName } from '@edge/config';
 import { createDb, migrate } from '@edge/db';
-import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { createServiceEvents, createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { resolveKek } from '@edge/key-encryption';
 import type { Logger } from '@edge/logging';
 import { contracts, type AuthServiceHandlers } from '@edge/proto';
@@ -16,7 +16,7 @@ import { createAuthPolicies } from './auth-policies.js';
 import { createAuthPolicyStore } from './auth-policy-store.js';
 import { createAuthenticate } from './authenticate.js';
 import { bootstrapDefaultAdmin } from './bootstrap.js';
-import { authSettingChanged, publishApiSessionsDeleted, startConsumers } from './events.js';
+import { createAuthEvents, startConsumers } from './events.js';
 import { createHandlers } from './grpc.js';
 import { createCertExtension } from './cert-extension.js';
 import { createTokenEnrollment } from './token-enrollment.js';
@@ -28,7 +28,7 @@ import { createExtJwtSignerStore } from './ext-jwt-signer-store.js';
 import { createExtJwtSigners } from './ext-jwt-signers.js';
 import { createRevocations } from './revocations.js';
 import { createSecondaryExtJwtCheck } from './secondary-ext-jwt.js';
-import { createIntegrityCheck } from './integrity.js';
+import { createIdentityReconcile, createIntegrityCheck } from './integrity.js';
 import { createAuthenticatorStore } from './authenticator-store.js';
 import { createIdentities } from './identities.js';
 import { createLockoutStore } from './lockout-store.js';
@@ -54,7 +54,7 @@ function scheduleExpirySweep(apiSessions: ApiSessions, log: Logger): () => void 
 
 /** Creates the auth service over the process's shared connection and bus. */
 export function createAuthService(ctx: ServiceContext): EdgeService {
-  const { config, conn, bus, log } = ctx;
+  const { config, conn, log } = ctx;
   const stack = createStack();
   const aborter = new AbortController();
   let port = 0;
@@ -64,24 +64,27 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     await migrate(conn, schema, MIGRATIONS_DIR, log);
     const db = createDb<AuthDatabase>(conn, schema);
     stack.defer(() => db.destroy());
-    const store = createStore(db);
+    const plumbing = createServiceEvents(ctx, db, 'auth');
+    plumbing.start();
+    stack.defer(() => plumbing.stop());
+    const { bus } = plumbing;
+    const events = createAuthEvents(plumbing.outbox);
+    const store = createStore(db, events);
     const client = createRpcClient(contracts.identity(), config.grpc.targets.identity, { deadlineMs: config.grpc.deadlineMs });
     stack.defer(() => client.close());
     const identities = createIdentities(client);
     await bootstrapDefaultAdmin({ config, store, identities, log, signal: aborter.signal });
 
     const timeoutMinutes = config.apiSessionTimeoutMinutes;
-    const apiSessions = createApiSessions({ store, bus, identities, timeoutMinutes });
+    const apiSessions = createApiSessions({ store, identities, timeoutMinutes });
     const pki = createRpcClient(contracts.pki(), config.grpc.targets.pki, { deadlineMs: config.grpc.deadlineMs });
     stack.defer(async () => pki.close());
-    const policyStore = createAuthPolicyStore(db);
-    const signerStore = createExtJwtSignerStore(db);
-    const policies = createAuthPolicies({ policyStore, identities, signers: signerStore, changed: authSettingChanged(bus, 'auth-policy') });
-    const authenticatorStore = createAuthenticatorStore(db);
+    const policyStore = createAuthPolicyStore(db, events);
+    const signerStore = createExtJwtSignerStore(db, events);
+    const policies = createAuthPolicies({ policyStore, identities, signers: signerStore });
+    const authenticatorStore = createAuthenticatorStore(db, events);
     const issuedByNetwork = createNetworkIssuer(async () => (await pki.getCaCerts({})).pem);
-    const authenticators = createAuthenticators({
-      store: authenticatorStore, identities, policies, issuedByNetwork, sessionsEnded: (sessions) => publishApiSessionsDeleted(bus, sessions),
-    });
+    const authenticators = createAuthenticators({ store: authenticatorStore, identities, policies, issuedByNetwork });
     const lockouts = createLockoutStore(db);
     const subscriptions: Subscription[] = await startConsumers({
       bus, log, onIdentityDeleted: apiSessions.endForIdentity, onIdentityDisabled: apiSessions.endSessionsOf,
@@ -97,10 +100,12 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     // React, then reconcile: sessions that expired while no replica ran are ended at start.
     await apiSessions.sweepExpired();
     stack.defer(scheduleExpirySweep(apiSessions, log));
+    // And what a lost identity event left: sessions and authenticators of deleted or disabled identities.
+    plumbing.reconcile('identities', createIdentityReconcile(store, identities, apiSessions));
 
-    const mfaStore = createMfaStore(db);
+    const mfaStore = createMfaStore(db, events);
     const kek = await resolveKek(config, (salt) => mfaStore.ensureScryptSalt(salt), log);
-    const mfa = createMfaOperations({ mfaStore, apiSessions, identities, bus, kek, advertisedAddress: config.http.advertisedAddress });
+    const mfa = createMfaOperations({ mfaStore, apiSessions, identities, kek, advertisedAddress: config.http.advertisedAddress });
     const server = createRpcServer('auth', log);
     const revocations = createRevocations(db, apiSessions);
     const verifyExtJwt = createExtJwtVerifier(signerStore, log);
@@ -115,7 +120,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
-      signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id), authSettingChanged(bus, 'external-jwt-signer')), revocations,
+      signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id)), revocations,
       authenticators,
       apiSessionCertificates: createApiSessionCertificateHandlers(
         createApiSessionCertificateStore(db), (csrPem, validSeconds) => pki.issueSessionCertificate({ csrPem, validSeconds }),

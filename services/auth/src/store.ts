@@ -5,6 +5,7 @@ import { sql, type ColumnType, type Generated, type Kysely, type Selectable } fr
 import { isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
+import type { AuthEvents } from './events.js';
 import type { Authenticator, AuthenticatorMethod } from './domain/authenticator.js';
 import type { AuthPoliciesTable } from './auth-policy-store.js';
 import type { ExternalJwtSignersTable } from './ext-jwt-signer-store.js';
@@ -146,8 +147,10 @@ function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
   };
 }
 
-/** Creates the store over a Kysely bound to the auth schema. */
-export function createStore(db: Kysely<AuthDatabase>) {
+/** Creates the store over a Kysely bound to the auth schema; an API session's end is announced in its transaction. */
+export function createStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
+  const refs = (rows: Array<{ id: string; identity_id: string }>): ApiSessionRef[] => rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
+
   return {
     /** The updb authenticator with this username, if any. */
     async findUpdbByUsername(username: string): Promise<Authenticator | undefined> {
@@ -214,6 +217,17 @@ export function createStore(db: Kysely<AuthDatabase>) {
       return rows.map((r) => r.identity_id);
     },
 
+    /**
+     * The first `limit` identity ids after `after` (in id order) that the auth schema refers to:
+     * a bounded page of the reconciliation, each table read through its identity index.
+     */
+    async referencedIdentityIdsAfter(after: string, limit: number): Promise<string[]> {
+      const page = (table: 'authenticators' | 'api_sessions' | 'mfas') => db.selectFrom(table).select('identity_id').distinct()
+        .where('identity_id', '>', after).orderBy('identity_id').limit(limit).execute();
+      const rows = (await Promise.all([page('authenticators'), page('api_sessions'), page('mfas')])).flat();
+      return [...new Set(rows.map((r) => r.identity_id))].sort().slice(0, limit);
+    },
+
     /** Which of these identities have at least one API session. */
     async identitiesWithApiSessions(identityIds: string[]): Promise<Set<string>> {
       if (identityIds.length === 0) return new Set();
@@ -261,11 +275,13 @@ export function createStore(db: Kysely<AuthDatabase>) {
         .where('id', '=', id).where('last_activity_at', '<', olderThan).execute();
     },
 
-    /** Deletes one API session; the reference when this call deleted it. */
+    /** Deletes one API session; the reference when this call deleted it (and announced its end). */
     async deleteApiSession(id: string): Promise<ApiSessionRef | undefined> {
-      const row = await db.deleteFrom('api_sessions').where('id', '=', id)
-        .returning(['id', 'identity_id']).executeTakeFirst();
-      return row && { id: row.id, identityId: row.identity_id };
+      return events.transaction(async (trx) => {
+        const ended = refs(await trx.deleteFrom('api_sessions').where('id', '=', id).returning(['id', 'identity_id']).execute());
+        await events.apiSessionsDeleted(trx, ended);
+        return ended[0];
+      });
     },
 
     /**
@@ -273,10 +289,13 @@ export function createStore(db: Kysely<AuthDatabase>) {
      * deleted (concurrent replicas each delete a row at most once).
      */
     async deleteIdleApiSessions(cutoff: Date, limit: number): Promise<ApiSessionRef[]> {
-      const rows = await db.deleteFrom('api_sessions')
-        .where('id', 'in', (qb) => qb.selectFrom('api_sessions').select('id').where('last_activity_at', '<', cutoff).limit(limit))
-        .returning(['id', 'identity_id']).execute();
-      return rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
+      return events.transaction(async (trx) => {
+        const ended = refs(await trx.deleteFrom('api_sessions')
+          .where('id', 'in', (qb) => qb.selectFrom('api_sessions').select('id').where('last_activity_at', '<', cutoff).limit(limit))
+          .returning(['id', 'identity_id']).execute());
+        await events.apiSessionsDeleted(trx, ended);
+        return ended;
+      });
     },
 
     /**
@@ -289,14 +308,15 @@ export function createStore(db: Kysely<AuthDatabase>) {
 
     /** Deletes an identity's API sessions (and with `everything`, what it authenticates with). */
     async deleteApiSessionsOf(identityId: string, everything = false): Promise<ApiSessionRef[]> {
-      return db.transaction().execute(async (trx) => {
-        const rows = await trx.deleteFrom('api_sessions').where('identity_id', '=', identityId)
-          .returning(['id', 'identity_id']).execute();
+      return events.transaction(async (trx) => {
+        const ended = refs(await trx.deleteFrom('api_sessions').where('identity_id', '=', identityId)
+          .returning(['id', 'identity_id']).execute());
         if (everything) {
           await trx.deleteFrom('authenticators').where('identity_id', '=', identityId).execute();
           await trx.deleteFrom('mfas').where('identity_id', '=', identityId).execute();
         }
-        return rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
+        await events.apiSessionsDeleted(trx, ended);
+        return ended;
       });
     },
   };

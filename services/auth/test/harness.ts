@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createNatsBus, type Bus } from '@edge/bus';
 import { loadConfig, schemaName, type Config } from '@edge/config';
-import { createDb, dropSchema, openConnection, type DbConnection } from '@edge/db';
+import { createDb, openConnection, type DbConnection } from '@edge/db';
 import { notFound } from '@edge/errors';
 import { newId } from '@edge/ids';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
+import { dropTestPrefix, testPrefix, TEST_DIR_PREFIX, withTeardown } from '@edge/testing';
 import { contracts, type AuthServiceClient, type IdentityServiceHandlers, type PkiServiceHandlers, type identity } from '@edge/proto';
 import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
@@ -106,6 +107,8 @@ export interface Harness {
   config: Config;
   conn: DbConnection;
   bus: Bus;
+  /** Where the bus is, and the prefix of this file's subjects on it. */
+  nats: { url: string; subjectPrefix: string };
   /** Raw access to the auth schema, for assertions and for ageing sessions. */
   db: Kysely<any>;
   identity: FakeIdentityService;
@@ -116,54 +119,55 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Sets up a fresh schema, subject prefix, data dir and identity stand-in. */
-export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const random = Math.random().toString(36).slice(2, 10);
-  const identity = await startFakeIdentityService();
-  const dataDir = await mkdtemp(join(tmpdir(), 'edge-auth-'));
-  const config = loadConfig({
-    EDGE_DATABASE_URL: DATABASE_URL,
-    EDGE_DATABASE_SCHEMA_PREFIX: `t${random}_`,
-    EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
-    EDGE_IDENTITY_GRPC_ADDR: identity.addr,
-    EDGE_PKI_GRPC_ADDR: identity.addr,
-    EDGE_GRPC_DEADLINE_MS: '5000',
-    EDGE_DATA_DIR: dataDir,
-    EDGE_SHUTDOWN_GRACE_MS: '500',
-    ...env,
-  });
-  const conn = await openConnection({ url: DATABASE_URL });
-  const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `t${random}.` });
-  const db = createDb<any>(conn, schemaName(config, 'auth'));
-  const running: Array<{ service: EdgeService; client: RpcClient<AuthServiceClient> }> = [];
+/**
+ * Sets up a fresh schema, subject prefix, data dir and identity stand-in; NATS at `natsUrl`
+ * (default: the local one). A set-up that fails half-way removes what it made; `close` removes
+ * everything (schema, stream, data dir).
+ */
+export async function createHarness(env: Record<string, string> = {}, prefix = testPrefix(), natsUrl = NATS_URL): Promise<Harness> {
+  return withTeardown(async (teardown) => {
+    const identity = await startFakeIdentityService();
+    teardown.add(() => identity.server.stop(100));
+    const dataDir = await mkdtemp(join(tmpdir(), `${TEST_DIR_PREFIX}${prefix}-auth-`));
+    teardown.add(() => rm(dataDir, { recursive: true, force: true }));
+    teardown.add(() => dropTestPrefix({ databaseUrl: DATABASE_URL, natsUrl }, prefix));
+    const config = loadConfig({
+      EDGE_DATABASE_URL: DATABASE_URL,
+      EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`,
+      EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
+      EDGE_IDENTITY_GRPC_ADDR: identity.addr,
+      EDGE_PKI_GRPC_ADDR: identity.addr,
+      EDGE_GRPC_DEADLINE_MS: '5000',
+      EDGE_DATA_DIR: dataDir,
+      EDGE_SHUTDOWN_GRACE_MS: '500',
+      ...env,
+    });
+    const conn = await openConnection({ url: DATABASE_URL });
+    teardown.add(() => conn.close());
+    const bus = await createNatsBus({ url: natsUrl, subjectPrefix: `${prefix}.` });
+    teardown.add(() => bus.close());
+    const db = createDb<any>(conn, schemaName(config, 'auth'));
+    teardown.add(() => db.destroy());
 
-  return {
-    config, conn, bus, db, identity,
-    async addUser(name, password, fields = {}) {
-      const added = identity.add({ name, ...fields });
-      await db.insertInto('authenticators').values({
-        id: newId(), identity_id: added.id, method: 'updb', username: name, password_hash: await hashPassword(password),
-      }).execute();
-      return added;
-    },
-    async startAuth() {
-      const service = createAuthService({ config, conn, bus, log: silentLogger() });
-      await service.start();
-      const client = createRpcClient(contracts.auth(), `127.0.0.1:${service.port()}`, { deadlineMs: 5000 });
-      running.push({ service, client });
-      return { service, client };
-    },
-    async close() {
-      for (const r of running.reverse()) {
-        r.client.close();
-        await r.service.stop();
-      }
-      await bus.close();
-      await identity.server.stop(100);
-      await dropSchema(conn, schemaName(config, 'auth'));
-      await db.destroy();
-      await conn.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
+    return {
+      config, conn, bus, db, identity, nats: { url: natsUrl, subjectPrefix: `${prefix}.` },
+      async addUser(name, password, fields = {}) {
+        const added = identity.add({ name, ...fields });
+        await db.insertInto('authenticators').values({
+          id: newId(), identity_id: added.id, method: 'updb', username: name, password_hash: await hashPassword(password),
+        }).execute();
+        return added;
+      },
+      async startAuth() {
+        const service = createAuthService({ config, conn, bus, log: silentLogger() });
+        // Stopped even when its start fails half-way (listening, consumers running).
+        teardown.add(() => service.stop());
+        await service.start();
+        const client = createRpcClient(contracts.auth(), `127.0.0.1:${service.port()}`, { deadlineMs: 5000 });
+        teardown.add(() => client.close());
+        return { service, client };
+      },
+      close: () => teardown.run(),
+    };
+  });
 }

@@ -9,8 +9,8 @@ import { atPath } from '@edge/errors';
 import { newId } from '@edge/ids';
 import { DEFAULT_AUTH_POLICY_ID, validateIdentityInput, type IdentityInput } from './domain/identity.js';
 import { validateRouterInput, type RouterInput } from './domain/router.js';
-import { createIdentityStore, type IdentityDb } from './store.js';
-import { createRouterStore } from './router-store.js';
+import { insertIdentitiesInBulk, type IdentityDb } from './store.js';
+import { insertRoutersInBulk } from './router-store.js';
 
 /** An identity to import: the API's create fields that matter at scale; the rest default. */
 export interface BulkIdentity {
@@ -59,8 +59,8 @@ export function planIdentityImport(data: { identities?: readonly BulkIdentity[];
     ids: { identities: identities.map((r) => r.id), edgeRouters: routers.map((r) => r.id) },
     async write(conn, schema) {
       const db = createDb<IdentityDb>(conn, schema);
-      await createIdentityStore(db).insertMany(identities);
-      await createRouterStore(db).insertMany('edge', routers);
+      await insertIdentitiesInBulk(db, identities);
+      await insertRoutersInBulk(db, 'edge', routers);
       await analyzeTables(db, schema, ['identities', 'routers']);
       await db.destroy();
     },

@@ -1,10 +1,13 @@
 /**
- * Subjects the identity service publishes. Consumers must be idempotent: delivery is
- * at-least-once.
+ * Subjects the identity service publishes. Each event is recorded in the transaction of the
+ * change it announces (the stores call these inside it) and relayed to the bus after the commit
+ * (libs/outbox). Consumers must be idempotent: delivery is at-least-once.
  */
-import type { Bus } from '@edge/bus';
+import type { Kysely } from 'kysely';
+import type { Outbox } from '@edge/outbox';
 import type { Identity } from './domain/identity.js';
 import type { Router } from './domain/router.js';
+import type { IdentityDb } from './store.js';
 
 export const Subjects = {
   identityCreated: 'edge.identity.identity.created',
@@ -41,20 +44,29 @@ export interface IdentityEvent {
   roleAttributes: string[];
 }
 
-function payload(i: Identity): IdentityEvent {
+function payload(i: IdentityEvent): IdentityEvent {
   return { id: i.id, name: i.name, typeId: i.typeId, isAdmin: i.isAdmin, disabled: i.disabled, roleAttributes: i.roleAttributes };
 }
 
-/** Publishes identity changes (always after the write committed). */
-export function createIdentityEvents(bus: Bus) {
+/** The identity of a router, as its events describe it once its row is gone. */
+export function routerIdentity(r: Router): IdentityEvent {
+  return { id: r.id, name: r.name, typeId: 'Router', isAdmin: false, disabled: false, roleAttributes: [] };
+}
+
+type Trx = Kysely<IdentityDb>;
+
+/** Records identity and router changes in the transaction that makes them. */
+export function createIdentityEvents(outbox: Outbox<IdentityDb>) {
   return {
-    created: (i: Identity) => bus.publish(Subjects.identityCreated, payload(i)),
-    updated: (i: Identity) => bus.publish(Subjects.identityUpdated, payload(i)),
-    deleted: (i: Identity) => bus.publish(Subjects.identityDeleted, payload(i)),
-    routerCreated: (r: Router) => bus.publish(Subjects.routerCreated(r.kind), routerPayload(r)),
-    routerUpdated: (r: Router) => bus.publish(Subjects.routerUpdated(r.kind), routerPayload(r)),
-    routerDeleted: (r: Router) => bus.publish(Subjects.routerDeleted(r.kind), routerPayload(r)),
-    disabled: (i: Identity) => bus.publish(Subjects.identityDisabled, payload(i)),
+    /** Runs a write and its events in one transaction; they are published after the commit. */
+    transaction: <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => outbox.transaction(fn),
+    created: (trx: Trx, i: Identity | IdentityEvent) => outbox.enqueue(trx, Subjects.identityCreated, payload(i)),
+    updated: (trx: Trx, i: Identity | IdentityEvent) => outbox.enqueue(trx, Subjects.identityUpdated, payload(i)),
+    deleted: (trx: Trx, i: Identity | IdentityEvent) => outbox.enqueue(trx, Subjects.identityDeleted, payload(i)),
+    disabled: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityDisabled, payload(i)),
+    routerCreated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerCreated(r.kind), routerPayload(r)),
+    routerUpdated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerUpdated(r.kind), routerPayload(r)),
+    routerDeleted: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerDeleted(r.kind), routerPayload(r)),
   };
 }
 

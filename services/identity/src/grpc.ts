@@ -15,13 +15,12 @@ import { asIdentityCreateError, enrollmentAsks, type EnrollmentAsk } from './dom
 import type { Identity } from './domain/identity.js';
 import type { EnrollmentClient } from './enrollments.js';
 import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from './store.js';
-import type { IdentityEvents } from './events.js';
 import type { RouterHandlers } from './router-grpc.js';
 import type { ServiceConfigHandlers } from './service-config-grpc.js';
 import { fieldsToInput, identityToProto, identityTypeToProto, parseJson } from './map.js';
 
-/** Builds the handlers over a store, the event publisher and the auth service's policies. */
-export function createIdentityHandlers(store: IdentityStore, events: IdentityEvents, authPolicies: AuthPolicyLookup, enrollments: EnrollmentClient): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers | 'CheckIntegrity'> {
+/** Builds the handlers over a store (which records the events of its writes) and the auth service's policies. */
+export function createIdentityHandlers(store: IdentityStore, authPolicies: AuthPolicyLookup, enrollments: EnrollmentClient): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers | 'CheckIntegrity'> {
   /** The field rules, and an authPolicyId naming a policy the auth service knows. */
   async function validate(input: IdentityInput): Promise<void> {
     validateIdentityInput(input);
@@ -30,19 +29,14 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
 
   /**
    * The enrollments asked for with a new identity, through the pki service. If one fails, the
-   * identity is removed again (its deleted event takes any enrollment already made with it), so
-   * nothing half-made remains.
+   * identity is removed again (its deleted event follows its created one and takes any
+   * enrollment already made with it), so nothing half-made remains.
    */
   async function createEnrollmentsFor(identity: Identity, asks: EnrollmentAsk[]): Promise<void> {
-    let made = 0;
     try {
-      for (const ask of asks) {
-        await enrollments.createForIdentity(identity.id, ask);
-        made++;
-      }
+      for (const ask of asks) await enrollments.createForIdentity(identity.id, ask);
     } catch (err) {
       await store.delete(identity.id);
-      if (made > 0) await events.deleted(identity);
       throw asIdentityCreateError(err);
     }
   }
@@ -53,7 +47,6 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
       await validate(input);
       const created = await store.insert(req.id || newId(), input);
       await createEnrollmentsFor(created, enrollmentAsks(req.enrollment));
-      await events.created(created);
       return { id: created.id };
     },
 
@@ -104,15 +97,14 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
       const next = applyUpdate(current, fieldsToInput(req.fields), req.updateMask);
       await validate(next);
       checkDefaultAdminUpdate(current, next);
-      const updated = await store.update(req.id, next);
-      await events.updated(updated);
+      await store.update(req.id, next);
       return {};
     },
 
     async DeleteIdentity(req) {
       const current = await store.get(req.id);
       checkDeletable(current);
-      if (await store.delete(req.id)) await events.deleted(current);
+      await store.delete(req.id);
       return {};
     },
 
@@ -132,7 +124,6 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
           defaultHostingCost: 0, defaultHostingPrecedence: 'default', serviceHostingCosts: {}, serviceHostingPrecedences: {},
           externalId: null, authPolicyId: DEFAULT_AUTH_POLICY_ID, permissions: [],
         }, { isDefaultAdmin: true });
-        await events.created(created);
         return identityToProto(created);
       } catch (err) {
         // Another replica created it first: the partial unique index allows only one.
@@ -147,14 +138,12 @@ export function createIdentityHandlers(store: IdentityStore, events: IdentityEve
     },
 
     async DisableIdentity(req) {
-      const disabled = await store.setDisabled(req.id, true, disabledUntil(req.durationMinutes));
-      await events.disabled(disabled);
-      await events.updated(disabled);
+      await store.setDisabled(req.id, true, disabledUntil(req.durationMinutes));
       return {};
     },
 
     async EnableIdentity(req) {
-      await events.updated(await store.setDisabled(req.id, false, null));
+      await store.setDisabled(req.id, false, null);
       return {};
     },
   };

@@ -6,7 +6,6 @@
  */
 import type { Bus, Subscription } from '@edge/bus';
 import type { Logger } from '@edge/logging';
-import type { IdentityEvents } from './events.js';
 import type { RouterStore } from './router-store.js';
 import type { ServiceConfigStore } from './service-config-store.js';
 
@@ -16,12 +15,11 @@ const CONSUMER_GROUP = 'identity';
 export interface PolicyConsumerDeps {
   serviceConfigs: ServiceConfigStore;
   routers: Pick<RouterStore, 'removeConfig'>;
-  events: Pick<IdentityEvents, 'routerUpdated'>;
   log: Logger;
 }
 
 /** Starts the consumers; the caller unsubscribes them on stop. */
-export async function startPolicyConsumers(bus: Bus, { serviceConfigs, routers, events, log }: PolicyConsumerDeps): Promise<Subscription[]> {
+export async function startPolicyConsumers(bus: Bus, { serviceConfigs, routers, log }: PolicyConsumerDeps): Promise<Subscription[]> {
   const on = (subject: string, handle: (id: string) => Promise<void>) =>
     bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
@@ -39,7 +37,7 @@ export async function startPolicyConsumers(bus: Bus, { serviceConfigs, routers, 
     on('edge.policy.service.deleted', (id) => dropAssignments('service_id', id)),
     on('edge.policy.config.deleted', async (id) => {
       await dropAssignments('config_id', id);
-      for (const router of await routers.removeConfig(id)) await events.routerUpdated(router);
+      await routers.removeConfig(id);
     }),
   ]);
 }

@@ -6,11 +6,9 @@ import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
 import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedByCondition } from '@edge/roles';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
-import { applyRouterUpdate, routerKind, validateRouterInput, type Router } from './domain/router.js';
-import type { IdentityEvents } from './events.js';
+import { applyRouterUpdate, routerKind, validateRouterInput } from './domain/router.js';
 import { routerFieldsToInput, routerToProto } from './router-map.js';
-import { ROUTER_FIELDS, ROUTER_ROLE_COLUMNS, type RouterStore, type RouterWrite } from './router-store.js';
-import type { IdentityStore } from './store.js';
+import { ROUTER_FIELDS, ROUTER_ROLE_COLUMNS, type RouterStore } from './router-store.js';
 import type { EnrollmentClient } from './enrollments.js';
 
 type Handlers = AsyncHandlers<IdentityServiceHandlers>;
@@ -24,19 +22,8 @@ export type RouterConfigCheck = (configIds: string[]) => Promise<void>;
 export type RouterHandlers = Pick<Handlers, 'CreateRouter' | 'GetRouter' | 'ListRouters' | 'UpdateRouter' | 'DeleteRouter' | 'ListEdgeRouterRoleAttributes' | 'MatchEdgeRouters'
   | 'SetRouterCertificate' | 'ReEnrollRouter'>;
 
-/** Builds the router handlers; router identities are announced as identity events. */
-export function createRouterHandlers(
-  routers: RouterStore, identities: IdentityStore, events: IdentityEvents, enrollments: EnrollmentClient, checkConfigs: RouterConfigCheck,
-): RouterHandlers {
-  const announce = async (w: RouterWrite, change: 'routerCreated' | 'routerUpdated' | 'routerDeleted') => {
-    await events[change](w.router);
-    if (w.identityChange === 'deleted') return events.deleted(identityOf(w.router));
-    if (w.identityChange) {
-      const identity = await identities.find(w.router.id);
-      if (identity) await events[w.identityChange](identity);
-    }
-  };
-
+/** Builds the router handlers; the store announces every write (router and router identity events). */
+export function createRouterHandlers(routers: RouterStore, enrollments: EnrollmentClient, checkConfigs: RouterConfigCheck): RouterHandlers {
   return {
     async CreateRouter(req) {
       const kind = routerKind(req.kind);
@@ -48,10 +35,10 @@ export function createRouterHandlers(
         // as edge_router_manager.go: a new router comes with its enrollment, or not at all
         await enrollments.replaceForRouter(kind, written.router.id);
       } catch (err) {
+        // Its created event is already recorded: the deleted one follows it.
         await routers.delete(kind, written.router.id);
         throw err;
       }
-      await announce(written, 'routerCreated');
       return { id: written.router.id };
     },
 
@@ -76,15 +63,14 @@ export function createRouterHandlers(
       validateRouterInput(next);
       // As validateRouterConfigs: checked when the update sets them.
       if (req.updateMask.includes('configs') && next.configs.length > 0) await checkConfigs(next.configs);
-      await announce(await routers.update(kind, req.id, next), 'routerUpdated');
+      await routers.update(kind, req.id, next);
       return {};
     },
 
     async DeleteRouter(req) {
       const kind = routerKind(req.kind);
       await routers.get(kind, req.id);
-      const gone = await routers.delete(kind, req.id);
-      if (gone) await announce(gone, 'routerDeleted');
+      await routers.delete(kind, req.id);
       return {};
     },
 
@@ -98,7 +84,7 @@ export function createRouterHandlers(
 
     async SetRouterCertificate(req) {
       const kind = routerKind(req.kind);
-      await announce(await routers.setCertificate(kind, req.id, { fingerprint: req.fingerprint, certPem: req.certPem }), 'routerUpdated');
+      await routers.setCertificate(kind, req.id, { fingerprint: req.fingerprint, certPem: req.certPem });
       return {};
     },
 
@@ -107,18 +93,8 @@ export function createRouterHandlers(
       const kind = routerKind(req.kind);
       await routers.get(kind, req.id);
       await enrollments.replaceForRouter(kind, req.id);
-      await announce(await routers.setCertificate(kind, req.id, null), 'routerUpdated');
+      await routers.setCertificate(kind, req.id, null);
       return {};
     },
-  };
-}
-
-/** The identity event of a router identity that is gone (its row no longer exists to read). */
-function identityOf(r: Router) {
-  return {
-    id: r.id, name: r.name, typeId: 'Router', isAdmin: false, isDefaultAdmin: false, roleAttributes: [], tags: {}, appData: {},
-    defaultHostingCost: 0, defaultHostingPrecedence: 'default' as const, serviceHostingCosts: {}, serviceHostingPrecedences: {},
-    externalId: null, authPolicyId: 'default', permissions: [], disabled: false, disabledAt: null, disabledUntil: null,
-    envInfo: {}, sdkInfo: {}, createdAt: r.createdAt, updatedAt: r.updatedAt,
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Every query on routers, and the row ↔ domain mapping. A tunneler-enabled edge router's
- * identity is written in the same transaction as the router.
+ * identity is written in the same transaction as the router, and so are the events of both.
  */
-import type { ColumnType, Expression, Kysely, Selectable, SqlBool, Transaction } from 'kysely';
+import type { ColumnType, Expression, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
 import { inChunks, isUniqueViolation } from '@edge/db';
@@ -10,7 +10,8 @@ import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edg
 import type { RoleColumns } from '@edge/roles';
 import type { Json } from './domain/identity.js';
 import { routerIdentityWanted, type Router, type RouterInput, type RouterKind } from './domain/router.js';
-import type { IdentityDb } from './store.js';
+import { routerIdentity, type IdentityEvents } from './events.js';
+import { toDomain as toIdentity, type IdentityDb } from './store.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -81,7 +82,7 @@ function duplicateName(err: unknown, name: string): never {
 }
 
 /** Keeps the router's identity in step with the router (created, renamed or removed). */
-async function syncRouterIdentity(trx: Transaction<IdentityDb>, router: Router): Promise<'created' | 'updated' | 'deleted' | undefined> {
+async function syncRouterIdentity(trx: Kysely<IdentityDb>, router: Router): Promise<'created' | 'updated' | 'deleted' | undefined> {
   const existing = await trx.selectFrom('identities').select(['id', 'name']).where('id', '=', router.id).executeTakeFirst();
   if (routerIdentityWanted(router)) {
     if (!existing) {
@@ -103,25 +104,39 @@ export interface RouterWrite {
   identityChange?: 'created' | 'updated' | 'deleted';
 }
 
-/** Creates the router store over the identity service's schema. */
-export function createRouterStore(db: Kysely<IdentityDb>) {
+/** Records the events of a router write in its transaction: the router's, then its identity's. */
+async function announce(trx: Kysely<IdentityDb>, events: IdentityEvents, change: 'routerCreated' | 'routerUpdated' | 'routerDeleted', w: RouterWrite): Promise<RouterWrite> {
+  await events[change](trx, w.router);
+  if (w.identityChange === 'deleted') await events.deleted(trx, routerIdentity(w.router));
+  else if (w.identityChange) {
+    const row = await trx.selectFrom('identities').selectAll().where('id', '=', w.router.id).executeTakeFirst();
+    if (row) await events[w.identityChange](trx, toIdentity(row));
+  }
+  return w;
+}
+
+/**
+ * Many routers in a few statements (bulk import, which announces nothing); not for
+ * tunneler-enabled routers, whose identity is made one by one.
+ */
+export async function insertRoutersInBulk(db: Kysely<IdentityDb>, kind: RouterKind, rows: ReadonlyArray<{ id: string; input: RouterInput }>): Promise<void> {
+  await inChunks(rows, (chunk) => db.insertInto('routers').values(chunk.map(({ id, input }) => ({ id, kind, ...toRow(input) })))
+    .execute().catch((err: unknown) => duplicateName(err, chunk[0]!.input.name)));
+}
+
+/** Creates the router store over the identity service's schema; router identities are announced as identity events. */
+export function createRouterStore(db: Kysely<IdentityDb>, events: IdentityEvents) {
   return {
     async insert(id: string, kind: RouterKind, input: RouterInput): Promise<RouterWrite> {
       try {
-        return await db.transaction().execute(async (trx) => {
+        return await events.transaction(async (trx) => {
           const row = await trx.insertInto('routers').values({ id, kind, ...toRow(input) }).returningAll().executeTakeFirstOrThrow();
           const router = toDomain(row);
-          return { router, identityChange: await syncRouterIdentity(trx, router) };
+          return announce(trx, events, 'routerCreated', { router, identityChange: await syncRouterIdentity(trx, router) });
         });
       } catch (err) {
         duplicateName(err, input.name);
       }
-    },
-
-    /** Many routers in a few statements (bulk import); not for tunneler-enabled routers, whose identity is made one by one. */
-    async insertMany(kind: RouterKind, rows: ReadonlyArray<{ id: string; input: RouterInput }>): Promise<void> {
-      await inChunks(rows, (chunk) => db.insertInto('routers').values(chunk.map(({ id, input }) => ({ id, kind, ...toRow(input) })))
-        .execute().catch((err: unknown) => duplicateName(err, chunk[0]!.input.name)));
     },
 
     async get(kind: RouterKind, id: string): Promise<Router> {
@@ -137,12 +152,12 @@ export function createRouterStore(db: Kysely<IdentityDb>) {
 
     async update(kind: RouterKind, id: string, input: RouterInput): Promise<RouterWrite> {
       try {
-        return await db.transaction().execute(async (trx) => {
+        return await events.transaction(async (trx) => {
           const row = await trx.updateTable('routers').set({ ...toRow(input), updated_at: sql<Date>`date_trunc('milliseconds', now())` })
             .where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
           if (!row) throw notFound(kind === 'edge' ? 'edge router' : 'transit router', id);
           const router = toDomain(row);
-          return { router, identityChange: await syncRouterIdentity(trx, router) };
+          return announce(trx, events, 'routerUpdated', { router, identityChange: await syncRouterIdentity(trx, router) });
         });
       } catch (err) {
         duplicateName(err, input.name);
@@ -150,12 +165,12 @@ export function createRouterStore(db: Kysely<IdentityDb>) {
     },
 
     async delete(kind: RouterKind, id: string): Promise<RouterWrite | undefined> {
-      return db.transaction().execute(async (trx) => {
+      return events.transaction(async (trx) => {
         const row = await trx.deleteFrom('routers').where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
         if (!row) return undefined;
         const router = toDomain(row);
         const gone = await trx.deleteFrom('identities').where('id', '=', id).where('type_id', '=', 'Router').executeTakeFirst();
-        return { router, identityChange: Number(gone.numDeletedRows) > 0 ? ('deleted' as const) : undefined };
+        return announce(trx, events, 'routerDeleted', { router, identityChange: Number(gone.numDeletedRows) > 0 ? 'deleted' : undefined });
       });
     },
 
@@ -164,19 +179,24 @@ export function createRouterStore(db: Kysely<IdentityDb>) {
      * (re-enrollment).
      */
     async setCertificate(kind: RouterKind, id: string, cert: { fingerprint: string; certPem: string } | null): Promise<RouterWrite> {
-      const row = await db.updateTable('routers')
-        .set({ fingerprint: cert?.fingerprint ?? null, cert_pem: cert?.certPem ?? null, is_verified: cert !== null, updated_at: sql<Date>`date_trunc('milliseconds', now())` })
-        .where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
-      if (!row) throw notFound(kind === 'edge' ? 'edge router' : 'transit router', id);
-      return { router: toDomain(row) };
+      return events.transaction(async (trx) => {
+        const row = await trx.updateTable('routers')
+          .set({ fingerprint: cert?.fingerprint ?? null, cert_pem: cert?.certPem ?? null, is_verified: cert !== null, updated_at: sql<Date>`date_trunc('milliseconds', now())` })
+          .where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
+        if (!row) throw notFound(kind === 'edge' ? 'edge router' : 'transit router', id);
+        return announce(trx, events, 'routerUpdated', { router: toDomain(row) });
+      });
     },
 
     /** Takes a deleted config out of every router holding it; the routers it changed. */
     async removeConfig(configId: string): Promise<Router[]> {
-      const rows = await db.updateTable('routers')
-        .set({ configs: sql<string[]>`array_remove(configs, ${configId}::text)`, updated_at: sql<Date>`date_trunc('milliseconds', now())` })
-        .where(sql<boolean>`${configId}::text = any(configs)`).returningAll().execute();
-      return rows.map(toDomain);
+      return events.transaction(async (trx) => {
+        const rows = await trx.updateTable('routers')
+          .set({ configs: sql<string[]>`array_remove(configs, ${configId}::text)`, updated_at: sql<Date>`date_trunc('milliseconds', now())` })
+          .where(sql<boolean>`${configId}::text = any(configs)`).returningAll().execute();
+        for (const row of rows) await events.routerUpdated(trx, toDomain(row));
+        return rows.map(toDomain);
+      });
     },
 
     /** Every router holding a config (the integrity check). */

@@ -2,7 +2,7 @@
  * The identity service: identities and identity types in their own schema, behind gRPC.
  */
 import { fileURLToPath } from 'node:url';
-import { createGrpcService, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { createGrpcService, createServiceEvents, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type IdentityServiceHandlers } from '@edge/proto';
 import { createRpcClient } from '@edge/rpc';
 import { createAuthPolicyLookup } from './auth-policies.js';
@@ -23,26 +23,34 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 /** Creates the identity service; nothing happens until start(). */
 export function createIdentityService(ctx: ServiceContext): EdgeService {
   return createGrpcService<IdentityDb>(ctx, 'identity', MIGRATIONS, async ({ db, server }) => {
-    const store = createIdentityStore(db);
-    const events = createIdentityEvents(ctx.bus);
+    const plumbing = createServiceEvents(ctx, db, 'identity');
+    const events = createIdentityEvents(plumbing.outbox);
+    const store = createIdentityStore(db, events);
     const auth = createRpcClient(contracts.auth(), ctx.config.grpc.targets.auth, { deadlineMs: ctx.config.grpc.deadlineMs });
     const pki = createRpcClient(contracts.pki(), ctx.config.grpc.targets.pki, { deadlineMs: ctx.config.grpc.deadlineMs });
     const enrollments = createEnrollmentClient(pki);
     const policy = createRpcClient(contracts.policy(), ctx.config.grpc.targets.policy, { deadlineMs: ctx.config.grpc.deadlineMs });
     const serviceConfigs = createServiceConfigStore(db);
-    const routers = createRouterStore(db);
+    const routers = createRouterStore(db, events);
     const checkIntegrity = createIntegrityCheck(serviceConfigs, routers, createPolicyLookup(policy));
     server.add<IdentityServiceHandlers>(contracts.identity(), {
-      ...createIdentityHandlers(store, events, createAuthPolicyLookup(auth), enrollments),
-      ...createRouterHandlers(routers, store, events, enrollments, async (configIds) => {
+      ...createIdentityHandlers(store, createAuthPolicyLookup(auth), enrollments),
+      ...createRouterHandlers(routers, enrollments, async (configIds) => {
         await policy.checkConfigs({ configIds, holder: 'router' });
       }),
       ...createServiceConfigHandlers(serviceConfigs),
       CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
     });
-    const consumers = await startPolicyConsumers(ctx.bus, { serviceConfigs, routers, events, log: ctx.log });
+    const consumers = await startPolicyConsumers(plumbing.bus, { serviceConfigs, routers, log: ctx.log });
+    // What a lost config or service deletion left: the integrity check's repair, periodically.
+    plumbing.reconcile('dangling-configs', async () => {
+      await checkIntegrity(true);
+      return undefined;
+    });
+    plumbing.start();
     return async () => {
       await Promise.all(consumers.map((c) => c.unsubscribe()));
+      await plumbing.stop();
       auth.close();
       pki.close();
       policy.close();

@@ -8,6 +8,7 @@ import { inChunks, isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
 import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
+import type { IdentityEvents } from './events.js';
 import type { RoutersTable } from './router-store.js';
 import type { IdentityServiceConfigsTable } from './service-config-store.js';
 
@@ -94,7 +95,8 @@ export const IDENTITY_ROLE_COLUMNS: RoleColumns = { attributes: sql.ref('role_at
 /** What a filter on `/identity-types` may read. */
 export const IDENTITY_TYPE_FIELDS: FieldMap = entityFields({ named: true });
 
-function toDomain(r: Row): Identity {
+/** An identity row as the domain sees it. */
+export function toDomain(r: Row): Identity {
   return {
     id: r.id,
     name: r.name,
@@ -149,29 +151,35 @@ function duplicateError(err: unknown, input: IdentityInput): never {
   throw err;
 }
 
-/** Creates the store over the service's own schema. */
-export function createIdentityStore(db: Kysely<IdentityDb>) {
+/** Many identities in a few statements (bulk import, which announces nothing); names must be new. */
+export async function insertIdentitiesInBulk(db: Kysely<IdentityDb>, rows: ReadonlyArray<{ id: string; input: IdentityInput }>): Promise<void> {
+  await inChunks(rows, (chunk) => db.insertInto('identities')
+    .values(chunk.map(({ id, input }) => ({ id, ...toRow(input), is_default_admin: false, disabled_at: null, disabled_until: null })))
+    .execute().catch((err: unknown) => duplicateError(err, chunk[0]!.input)));
+}
+
+/**
+ * Creates the store over the service's own schema. Every write records its event in its own
+ * transaction (`events`), so an identity change and its announcement commit together.
+ */
+export function createIdentityStore(db: Kysely<IdentityDb>, events: IdentityEvents) {
   return {
     db,
 
     async insert(id: string, input: IdentityInput, extra: { isDefaultAdmin?: boolean } = {}): Promise<Identity> {
       try {
-        const row = await db
-          .insertInto('identities')
-          .values({ id, ...toRow(input), is_default_admin: extra.isDefaultAdmin ?? false, disabled_at: null, disabled_until: null })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        return toDomain(row);
+        return await events.transaction(async (trx) => {
+          const row = await trx
+            .insertInto('identities')
+            .values({ id, ...toRow(input), is_default_admin: extra.isDefaultAdmin ?? false, disabled_at: null, disabled_until: null })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await events.created(trx, toDomain(row));
+          return toDomain(row);
+        });
       } catch (err) {
         duplicateError(err, input);
       }
-    },
-
-    /** Many identities in a few statements (bulk import); names must be new. */
-    async insertMany(rows: ReadonlyArray<{ id: string; input: IdentityInput }>): Promise<void> {
-      await inChunks(rows, (chunk) => db.insertInto('identities')
-        .values(chunk.map(({ id, input }) => ({ id, ...toRow(input), is_default_admin: false, disabled_at: null, disabled_until: null })))
-        .execute().catch((err: unknown) => duplicateError(err, chunk[0]!.input)));
     },
 
     async find(id: string): Promise<Identity | undefined> {
@@ -232,14 +240,17 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
 
     async update(id: string, input: IdentityInput): Promise<Identity> {
       try {
-        const row = await db
-          .updateTable('identities')
-          .set({ ...toRow(input), updated_at: sql<Date>`date_trunc('milliseconds', now())` })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirst();
-        if (!row) throw notFound('identity', id);
-        return toDomain(row);
+        return await events.transaction(async (trx) => {
+          const row = await trx
+            .updateTable('identities')
+            .set({ ...toRow(input), updated_at: sql<Date>`date_trunc('milliseconds', now())` })
+            .where('id', '=', id)
+            .returningAll()
+            .executeTakeFirst();
+          if (!row) throw notFound('identity', id);
+          await events.updated(trx, toDomain(row));
+          return toDomain(row);
+        });
       } catch (err) {
         duplicateError(err, input);
       }
@@ -254,9 +265,13 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
       if (Number(r.numUpdatedRows) === 0) throw notFound('identity', id);
     },
 
+    /** Deletes an identity; false when it was already gone (then nothing is announced). */
     async delete(id: string): Promise<boolean> {
-      const r = await db.deleteFrom('identities').where('id', '=', id).executeTakeFirst();
-      return Number(r.numDeletedRows) > 0;
+      return events.transaction(async (trx) => {
+        const row = await trx.deleteFrom('identities').where('id', '=', id).returningAll().executeTakeFirst();
+        if (row) await events.deleted(trx, toDomain(row));
+        return row !== undefined;
+      });
     },
 
     async countByAuthPolicy(authPolicyId: string): Promise<number> {
@@ -267,11 +282,16 @@ export function createIdentityStore(db: Kysely<IdentityDb>) {
 
     /** Disables (until: null means until enabled) or, with `disabled` false, enables an identity. */
     async setDisabled(id: string, disabled: boolean, until: Date | null): Promise<Identity> {
-      const row = await db.updateTable('identities')
-        .set({ disabled, disabled_at: disabled ? sql<Date>`now()` : null, disabled_until: disabled ? until : null, updated_at: sql<Date>`now()` })
-        .where('id', '=', id).returningAll().executeTakeFirst();
-      if (!row) throw notFound('identity', id);
-      return toDomain(row);
+      return events.transaction(async (trx) => {
+        const row = await trx.updateTable('identities')
+          .set({ disabled, disabled_at: disabled ? sql<Date>`now()` : null, disabled_until: disabled ? until : null, updated_at: sql<Date>`now()` })
+          .where('id', '=', id).returningAll().executeTakeFirst();
+        if (!row) throw notFound('identity', id);
+        const identity = toDomain(row);
+        if (disabled) await events.disabled(trx, identity);
+        await events.updated(trx, identity);
+        return identity;
+      });
     },
   };
 }

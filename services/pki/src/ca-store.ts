@@ -6,6 +6,7 @@ import { isUniqueViolation } from '@edge/db';
 import { fieldError } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { Ca, CaInput, ExternalIdClaim } from './domain/ca.js';
+import type { PkiEvents } from './events.js';
 import type { PkiDb } from './store.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -69,12 +70,15 @@ function taken(err: unknown, c: CaInput): never {
 
 const now = sql<Date>`date_trunc('milliseconds', now())`;
 
-/** Creates the CA store over the pki schema. */
-export function createCaStore(db: Kysely<PkiDb>) {
+/** Creates the CA store over the pki schema; every change records its event in its transaction. */
+export function createCaStore(db: Kysely<PkiDb>, events: PkiEvents) {
   return {
     async insert(id: string, c: CaInput, fingerprint: string, verificationToken: string): Promise<void> {
-      await db.insertInto('cas').values({ id, ...toRow(c), cert_pem: c.certPem, fingerprint, verification_token: verificationToken })
-        .execute().catch((err: unknown) => taken(err, c));
+      await events.transaction(async (trx) => {
+        await trx.insertInto('cas').values({ id, ...toRow(c), cert_pem: c.certPem, fingerprint, verification_token: verificationToken })
+          .execute().catch((err: unknown) => taken(err, c));
+        await events.caChanged(trx, 'created', id);
+      });
     },
 
     async find(id: string): Promise<Ca | undefined> {
@@ -96,23 +100,33 @@ export function createCaStore(db: Kysely<PkiDb>) {
 
     /** Writes the updatable fields; false when the CA is gone. */
     async update(id: string, c: CaInput): Promise<boolean> {
-      const r = await db.updateTable('cas').set({ ...toRow(c), updated_at: now }).where('id', '=', id)
-        .executeTakeFirst().catch((err: unknown) => taken(err, c));
-      return Number(r.numUpdatedRows) > 0;
+      return events.transaction(async (trx) => {
+        const r = await trx.updateTable('cas').set({ ...toRow(c), updated_at: now }).where('id', '=', id)
+          .executeTakeFirst().catch((err: unknown) => taken(err, c));
+        const updated = Number(r.numUpdatedRows) > 0;
+        if (updated) await events.caChanged(trx, 'updated', id);
+        return updated;
+      });
     },
 
-    /** Marks verified unless it already is; false when nothing changed. */
+    /** Marks verified unless it already is; false when nothing changed (then nothing is announced). */
     async markVerified(id: string): Promise<boolean> {
-      const r = await db.updateTable('cas').set({ is_verified: true, updated_at: now }).where('id', '=', id).where('is_verified', '=', false).executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
+      return events.transaction(async (trx) => {
+        const r = await trx.updateTable('cas').set({ is_verified: true, updated_at: now }).where('id', '=', id).where('is_verified', '=', false).executeTakeFirst();
+        const verified = Number(r.numUpdatedRows) > 0;
+        if (verified) await events.caChanged(trx, 'verified', id);
+        return verified;
+      });
     },
 
-    /** Deletes the CA and its enrollments in one transaction; the deleted CA, if there was one. */
+    /** Deletes the CA and its enrollments in one transaction, with its event; the deleted CA, if there was one. */
     async delete(id: string): Promise<Ca | undefined> {
-      return db.transaction().execute(async (trx) => {
+      return events.transaction(async (trx) => {
         const row = await trx.deleteFrom('cas').where('id', '=', id).returningAll().executeTakeFirst();
-        if (row) await trx.deleteFrom('enrollments').where('ca_id', '=', id).execute();
-        return row && toDomain(row);
+        if (!row) return undefined;
+        await trx.deleteFrom('enrollments').where('ca_id', '=', id).execute();
+        await events.caDeleted(trx, { id: row.id, certPem: row.cert_pem });
+        return toDomain(row);
       });
     },
   };

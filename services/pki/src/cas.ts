@@ -1,10 +1,9 @@
 /**
  * Certificate authority operations over the store: CRUD, verification, the static enrollment JWT,
- * and finding the trusted CA that issued a presented certificate. Every change is announced after
- * it committed, so gateways reload the CA bundle they trust and auth drops what a deleted CA
- * issued.
+ * and finding the trusted CA that issued a presented certificate. Every change is announced (the
+ * store records its event with it), so gateways reload the CA bundle they trust and auth drops
+ * what a deleted CA issued.
  */
-import type { Bus } from '@edge/bus';
 import { fieldError, notFound } from '@edge/errors';
 import { newId } from '@edge/ids';
 import type { ListPlan } from '@edge/zitiql';
@@ -16,16 +15,10 @@ import {
 } from './domain/ca.js';
 import { signEnrollmentJwt } from './domain/enrollment-jwt.js';
 
-/** Published after a CA was created, updated or verified; payload `{id}`. */
-export const CA_CHANGED = (what: 'created' | 'updated' | 'verified') => `edge.pki.ca.${what}`;
-/** Published after a CA was deleted; payload `{id, certPem}` (auth removes what it issued). */
-export const CA_DELETED = 'edge.pki.ca.deleted';
-
 /** What the operations work with. */
 export interface CaDeps {
   store: CaStore;
   pki: ControllerPki;
-  bus: Bus;
   advertisedAddress: string;
 }
 
@@ -35,7 +28,7 @@ const FLAG = { auth: 'is_auth_enabled', ottca: 'is_ott_ca_enrollment_enabled', c
 
 /** Creates the CA operations. */
 export function createCas(deps: CaDeps) {
-  const { store, bus } = deps;
+  const { store } = deps;
 
   async function get(id: string): Promise<Ca> {
     const found = await store.find(id);
@@ -75,7 +68,6 @@ export function createCas(deps: CaDeps) {
       if (own.includes(fingerprint)) throw fieldError('certPem', "is a certificate of this controller's own chain", null);
       const id = newId();
       await store.insert(id, valid, fingerprint, newVerificationToken());
-      await bus.publish(CA_CHANGED('created'), { id });
       return id;
     },
 
@@ -87,20 +79,16 @@ export function createCas(deps: CaDeps) {
       const current = await get(id);
       const valid = checkCaInput(applyCaUpdate(current, next, mask));
       if (!(await store.update(id, valid))) throw notFound('ca', id);
-      await bus.publish(CA_CHANGED('updated'), { id });
     },
 
     async delete(id: string): Promise<void> {
-      const gone = await store.delete(id);
-      if (!gone) throw notFound('ca', id);
-      await bus.publish(CA_DELETED, { id, certPem: gone.certPem });
+      if (!(await store.delete(id))) throw notFound('ca', id);
     },
 
     /** Proof of possession: a certificate the CA signed whose CN is the verification token. */
     async verify(id: string, certPem: string): Promise<void> {
       checkVerification(await get(id), certPem);
       await store.markVerified(id);
-      await bus.publish(CA_CHANGED('verified'), { id });
     },
 
     /** The CA's static enrollment JWT, signed with the listener's key like every enrollment JWT. */

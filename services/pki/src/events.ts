@@ -1,13 +1,36 @@
 /**
- * What the pki service consumes: an identity or router that is gone takes its enrollments with
- * it. Consumers are durable (JetStream) and idempotent; a sweep at start-up catches anything
- * lost while no replica ran (STYLE.md principle 9).
+ * What the pki service publishes (certificate authority changes, recorded in the transaction of
+ * the change and relayed after the commit, libs/outbox) and consumes: an identity or router that
+ * is gone takes its enrollments with it. Consumers are durable (JetStream) and idempotent; a
+ * sweep at start-up and a periodic reconciliation catch anything lost (STYLE.md principle 9).
  */
 import type { Bus, Subscription } from '@edge/bus';
 import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
+import type { Outbox } from '@edge/outbox';
+import type { Kysely } from 'kysely';
 import type { EnrollmentStore } from './enrollment-store.js';
 import type { EnrollmentPeers } from './peers.js';
+import type { PkiDb } from './store.js';
+
+/** Published after a CA was created, updated or verified; payload `{id}` (gateways reload the CAs they trust). */
+export const CA_CHANGED = (what: 'created' | 'updated' | 'verified') => `edge.pki.ca.${what}`;
+/** Published after a CA was deleted; payload `{id, certPem}` (auth removes what it issued). */
+export const CA_DELETED = 'edge.pki.ca.deleted';
+
+type Trx = Kysely<PkiDb>;
+
+/** Records certificate authority changes in the transaction that makes them. */
+export function createPkiEvents(outbox: Outbox<PkiDb>) {
+  return {
+    /** Runs a write and its events in one transaction; they are published after the commit. */
+    transaction: <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => outbox.transaction(fn),
+    caChanged: (trx: Trx, what: 'created' | 'updated' | 'verified', id: string) => outbox.enqueue(trx, CA_CHANGED(what), { id }),
+    caDeleted: (trx: Trx, ca: { id: string; certPem: string }) => outbox.enqueue(trx, CA_DELETED, { id: ca.id, certPem: ca.certPem }),
+  };
+}
+
+export type PkiEvents = ReturnType<typeof createPkiEvents>;
 
 /** Published by the identity service; payload `{id}`. */
 export const IDENTITY_DELETED = 'edge.identity.identity.deleted';
@@ -40,9 +63,24 @@ const SWEEP_RETRY_MS = 2_000;
 const SWEEP_ATTEMPTS = 30;
 
 /**
- * Removes, in the background, the enrollments of identities the identity service no longer
- * knows; retried while that service is not reachable yet. Routers are left to their events (the
- * identity service has no batch read of routers). Returns the function that cancels it.
+ * Removes the enrollments of identities and routers the identity service no longer knows (their
+ * deleted event was lost); how many went. Enrollments are pending ones only, so few.
+ */
+export async function sweepOrphans(store: Pick<EnrollmentStore, 'owners' | 'deleteOf'>, peers: Pick<EnrollmentPeers, 'existingIdentities' | 'existingRouters'>): Promise<number> {
+  const { identityIds, edgeRouterIds, transitRouterIds } = await store.owners();
+  const [identities, edge, transit] = await Promise.all([
+    peers.existingIdentities(identityIds), peers.existingRouters('edge', edgeRouterIds), peers.existingRouters('transit', transitRouterIds),
+  ]);
+  let removed = 0;
+  for (const id of identityIds.filter((i) => !identities.has(i))) removed += await store.deleteOf({ identityId: id });
+  for (const id of edgeRouterIds.filter((i) => !edge.has(i))) removed += await store.deleteOf({ edgeRouterId: id });
+  for (const id of transitRouterIds.filter((i) => !transit.has(i))) removed += await store.deleteOf({ transitRouterId: id });
+  return removed;
+}
+
+/**
+ * Runs {@link sweepOrphans} in the background at start-up, retried while the identity service
+ * is not reachable yet. Returns the function that cancels it.
  */
 export function scheduleOrphanSweep(store: EnrollmentStore, peers: EnrollmentPeers, log: Logger): () => void {
   let timer: NodeJS.Timeout | undefined;
@@ -50,9 +88,7 @@ export function scheduleOrphanSweep(store: EnrollmentStore, peers: EnrollmentPee
   const attempt = async (n: number): Promise<void> => {
     if (cancelled) return;
     try {
-      const { identityIds } = await store.owners();
-      const existing = await peers.existingIdentities(identityIds);
-      for (const id of identityIds.filter((i) => !existing.has(i))) await store.deleteOf({ identityId: id });
+      await sweepOrphans(store, peers);
     } catch (err) {
       if (cancelled) return;
       if (isZitiError(err) && err.code === 'UNAVAILABLE' && n < SWEEP_ATTEMPTS) {

@@ -12,6 +12,8 @@ export interface EnrollmentPeers {
   identityExists(id: string): Promise<boolean>;
   /** Which of these identities exist (start-up sweep). */
   existingIdentities(ids: string[]): Promise<Set<string>>;
+  /** Which of these routers of a kind exist (sweeps). */
+  existingRouters(kind: 'edge' | 'transit', ids: string[]): Promise<Set<string>>;
   /** Creates the cert authenticator of a completed ott enrollment. */
   createCertAuthenticator(identityId: string, certPem: string): Promise<void>;
   /** Creates the updb authenticator of a completed updb enrollment (password rules apply there). */
@@ -25,6 +27,8 @@ export interface EnrollmentPeers {
   /** Records a router's enrolled client certificate. */
   setRouterCertificate(kind: 'edge' | 'transit', id: string, fingerprint: string, certPem: string): Promise<void>;
 }
+
+const PAGE = 500;
 
 /** Wraps the gRPC clients. */
 export function createEnrollmentPeers(identity: RpcClient<IdentityServiceClient>, auth: RpcClient<AuthServiceClient>): EnrollmentPeers {
@@ -42,6 +46,16 @@ export function createEnrollmentPeers(identity: RpcClient<IdentityServiceClient>
       if (ids.length === 0) return new Set();
       const { identities } = await identity.getIdentities({ ids });
       return new Set(identities.map((i) => i.id));
+    },
+    async existingRouters(kind, ids) {
+      const out = new Set<string>();
+      for (let i = 0; i < ids.length; i += PAGE) {
+        const chunk = ids.slice(i, i + PAGE);
+        const filter = `id in [${chunk.map((id) => JSON.stringify(id)).join(', ')}]`;
+        const { routers } = await identity.listRouters({ kind, query: { filter, limit: chunk.length } });
+        routers.forEach((r) => out.add(r.id));
+      }
+      return out;
     },
     async createCertAuthenticator(identityId, certPem) {
       await auth.createCertAuthenticator({ identityId, certPem });

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { grpcListenAddr, schemaName } from '@edge/config';
 import { createDb, migrate } from '@edge/db';
-import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { createServiceEvents, createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type PkiServiceHandlers } from '@edge/proto';
 import { createRpcClient, createRpcServer } from '@edge/rpc';
 import { resolveKek } from '@edge/key-encryption';
@@ -19,7 +19,7 @@ import { requiredServerNames } from './domain/server-hosts.js';
 import { createEnrollmentHandlers } from './enrollment-grpc.js';
 import { createEnrollmentStore } from './enrollment-store.js';
 import { createEnrollments } from './enrollments.js';
-import { scheduleOrphanSweep, startEnrollmentConsumers } from './events.js';
+import { createPkiEvents, scheduleOrphanSweep, startEnrollmentConsumers, sweepOrphans } from './events.js';
 import { createPkiHandlers } from './grpc.js';
 import { createIntegrityCheck } from './integrity.js';
 import { createNetworkTrustHandlers } from './network-trust-grpc.js';
@@ -32,7 +32,7 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Creates the pki service; nothing happens until `start()`. */
 export function createPkiService(ctx: ServiceContext): EdgeService {
-  const { config, conn, bus, log } = ctx;
+  const { config, conn, log } = ctx;
   const schema = schemaName(config, 'pki');
   const stack = createStack();
   let boundPort = 0;
@@ -44,6 +44,10 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       await migrate(conn, schema, MIGRATIONS_DIR, log);
       const db = createDb<PkiDb>(conn, schema);
       stack.defer(() => db.destroy());
+      const plumbing = createServiceEvents(ctx, db, 'pki');
+      plumbing.start();
+      stack.defer(() => plumbing.stop());
+      const { bus } = plumbing;
       const store = createStore(db);
       const kek = await resolveKek(config, (salt) => store.ensureScryptSalt(salt), log);
       const pki: ControllerPki = createControllerPki({
@@ -57,7 +61,7 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       stack.defer(async () => { identity.close(); auth.close(); });
       const peers = createEnrollmentPeers(identity, auth);
       const enrollmentStore = createEnrollmentStore(db);
-      const cas = createCas({ store: createCaStore(db), pki, bus, advertisedAddress: config.http.advertisedAddress });
+      const cas = createCas({ store: createCaStore(db, createPkiEvents(plumbing.outbox)), pki, advertisedAddress: config.http.advertisedAddress });
       const enrollments = createEnrollments({
         store: enrollmentStore, pki, peers, kek, advertisedAddress: config.http.advertisedAddress, durationMinutes: config.enrollmentDurationMinutes,
         caExists: async (id) => (await cas.find(id)) !== undefined,
@@ -66,6 +70,12 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
       // React, then reconcile: the identity service may start after this one, so in the background.
       stack.defer(scheduleOrphanSweep(enrollmentStore, peers, log));
+      // And periodically, for what a lost deletion event left while it runs.
+      plumbing.reconcile('orphaned-enrollments', async () => {
+        const removed = await sweepOrphans(enrollmentStore, peers);
+        if (removed > 0) log.info({ removed }, 'removed the enrollments of deleted identities and routers');
+        return undefined;
+      });
 
       const checkIntegrity = createIntegrityCheck(enrollmentStore, peers);
       const redeem = createRedeem({ store: enrollmentStore, pki, peers, cas, log });

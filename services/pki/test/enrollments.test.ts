@@ -12,6 +12,7 @@ import { dropSchema, openConnection, type DbConnection } from '@edge/db';
 import { notFound, ZitiError } from '@edge/errors';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
+import { createTeardown, testPrefix, TEST_DIR_PREFIX } from '@edge/testing';
 import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers } from '@edge/proto';
 import { createRpcClient } from '@edge/rpc';
 import { createLocalJWKSet, decodeJwt, importX509, jwtVerify } from 'jose';
@@ -21,9 +22,13 @@ import { createPkiService } from '../src/index.js';
 import { createFakes, makeCsr } from './support.js';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const prefix = `t${randomBytes(4).toString('hex')}_`;
-const dataDir = mkdtempSync(join(tmpdir(), 'pki-enr-'));
+const prefix = `${testPrefix()}_`;
+const dataDir = mkdtempSync(join(tmpdir(), `${TEST_DIR_PREFIX}${prefix}pki-enr-`));
+// Whatever the file makes is removed after it, also when its set-up fails half-way.
+const teardown = createTeardown();
+teardown.add(() => rmSync(dataDir, { recursive: true, force: true }));
 const identities = new Set(['ident1', 'ident2', 'ident3', 'ident4']);
+const edgeRouters = new Set(['er1', 'er2']);
 const certAuthenticators: Array<{ identityId: string; certPem: string }> = [];
 const updbAuthenticators: Array<{ identityId: string; username: string; password: string }> = [];
 const routerCerts: Array<{ kind: string; id: string; fingerprint: string }> = [];
@@ -50,6 +55,9 @@ const csr = (cn: string) => makeCsr(dataDir, cn);
 
 beforeAll(async () => {
   conn = await openConnection({ url: DATABASE_URL, poolSize: 5 });
+  teardown.add(() => conn.close());
+  teardown.add(() => dropSchema(conn, `${prefix}pki`));
+  teardown.add(() => fakes.stop());
   bus = createMemoryBus({ retryDelayMs: 20 });
   const identityAddr = await fakes.add<IdentityServiceHandlers>('identity', contracts.identity(), {
     async GetIdentity(req) {
@@ -58,6 +66,12 @@ beforeAll(async () => {
     },
     async GetIdentities(req) {
       return { identities: req.ids.filter((i) => identities.has(i)).map((id) => ({ id }) as never) };
+    },
+    // Only the `id in [...]` filter the sweeps send.
+    async ListRouters(req) {
+      const ids = [...(req.query?.filter ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+      const routers = req.kind === 'edge' ? ids.filter((id) => edgeRouters.has(id)).map((id) => ({ id }) as never) : [];
+      return { routers, meta: { totalCount: routers.length } as never };
     },
     async SetRouterCertificate(req) {
       routerCerts.push({ kind: req.kind, id: req.id, fingerprint: req.fingerprint });
@@ -77,18 +91,13 @@ beforeAll(async () => {
   });
   svcConfig = config({ EDGE_IDENTITY_GRPC_ADDR: identityAddr, EDGE_AUTH_GRPC_ADDR: authAddr });
   svc = createPkiService({ config: svcConfig, conn, bus, log: silentLogger() });
+  teardown.add(() => svc.stop());
   await svc.start();
   client = createPkiClient(svc.port());
+  teardown.add(() => client.close());
 });
 
-afterAll(async () => {
-  client?.close();
-  await svc?.stop();
-  await fakes.stop();
-  await dropSchema(conn, `${prefix}pki`);
-  await conn.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => teardown.run());
 
 describe('enrollments', () => {
   it('creates an ott enrollment whose JWT verifies with the server certificate key and the JWKS', async () => {
@@ -180,6 +189,25 @@ describe('enrollments', () => {
     await replica.start();
     try {
       await expect.poll(async () => (await client.getEnrollment({ id: e.id }).catch((err: { code?: string }) => err.code))).toBe('NOT_FOUND');
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  // regression: only a start-up sweep looked, and only at identities, so the enrollment of a
+  // router whose deleted event was lost stayed until fix-data-integrity
+  it('removes, on its periodic reconciliation, the enrollments of a router and an identity deleted while their events were lost', async () => {
+    const router = await client.replaceRouterEnrollment({ kind: 'edge', routerId: 'er2' });
+    const identity = await client.createEnrollment({ method: 'ott', identityId: 'ident3', expiresAt: '' });
+    const kept = await client.createEnrollment({ method: 'ott', identityId: 'ident1', expiresAt: '' });
+    const replica = createPkiService({ config: { ...svcConfig, events: { ...svcConfig.events, reconcileIntervalMs: 1_000 } }, conn, bus: createMemoryBus(), log: silentLogger() });
+    await replica.start();
+    try {
+      edgeRouters.delete('er2');
+      identities.delete('ident3');
+      const gone = (id: string) => client.getEnrollment({ id }).then(() => false, (err: { code?: string }) => err.code === 'NOT_FOUND');
+      await expect.poll(async () => (await gone(router.id)) && (await gone(identity.id)), { timeout: 10_000 }).toBe(true);
+      expect(await gone(kept.id)).toBe(false);
     } finally {
       await replica.stop();
     }

@@ -10,6 +10,7 @@ import { loadConfig, schemaName, type Config } from '@edge/config';
 import { dropSchema, openConnection, type DbConnection } from '@edge/db';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
+import { createTeardown, testPrefix, TEST_DIR_PREFIX } from '@edge/testing';
 import { contracts } from '@edge/proto';
 import { createRpcClient } from '@edge/rpc';
 import { sql, Kysely } from 'kysely';
@@ -17,10 +18,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPkiService } from '../src/index.js';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const prefix = `t${randomBytes(4).toString('hex')}_`;
-const dataDir = mkdtempSync(join(tmpdir(), 'pki-svc-'));
-const started: EdgeService[] = [];
-const clients: Array<{ close(): void }> = [];
+const prefix = `${testPrefix()}_`;
+const dataDir = mkdtempSync(join(tmpdir(), `${TEST_DIR_PREFIX}${prefix}pki-`));
+// Whatever the file makes is removed after it, also when a step fails half-way.
+const teardown = createTeardown();
+teardown.add(() => rmSync(dataDir, { recursive: true, force: true }));
 let conn: DbConnection;
 
 function config(env: Record<string, string> = {}): Config {
@@ -38,14 +40,14 @@ function config(env: Record<string, string> = {}): Config {
 
 async function start(cfg = config()): Promise<EdgeService> {
   const svc = createPkiService({ config: cfg, conn, bus: createMemoryBus(), log: silentLogger() });
+  teardown.add(() => svc.stop());
   await svc.start();
-  started.push(svc);
   return svc;
 }
 
 function client(svc: EdgeService) {
   const c = createRpcClient(contracts.pki(), `127.0.0.1:${svc.port()}`, { deadlineMs: 5000 });
-  clients.push(c);
+  teardown.add(() => c.close());
   return c;
 }
 
@@ -56,15 +58,11 @@ function rawDb() {
 
 beforeAll(async () => {
   conn = await openConnection({ url: DATABASE_URL, poolSize: 10 });
+  teardown.add(() => conn.close());
+  teardown.add(() => dropSchema(conn, schemaName(config(), 'pki')));
 });
 
-afterAll(async () => {
-  for (const c of clients) c.close();
-  await Promise.all(started.map((s) => s.stop()));
-  await dropSchema(conn, schemaName(config(), 'pki'));
-  await conn.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => teardown.run());
 
 describe('pki service', () => {
   let first: EdgeService;

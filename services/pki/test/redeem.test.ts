@@ -14,6 +14,7 @@ import { dropSchema, openConnection, type DbConnection } from '@edge/db';
 import { notFound, ZitiError } from '@edge/errors';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
+import { createTeardown, testPrefix, TEST_DIR_PREFIX } from '@edge/testing';
 import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers, type PkiServiceClient } from '@edge/proto';
 import { createRpcClient, type RpcClient } from '@edge/rpc';
 import { Kysely, sql } from 'kysely';
@@ -22,7 +23,7 @@ import { createPkiService } from '../src/index.js';
 import { createFakes, makeCsr } from './support.js';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dataDir = mkdtempSync(join(tmpdir(), 'pki-redeem-'));
+const dataDir = mkdtempSync(join(tmpdir(), `${TEST_DIR_PREFIX}pki-redeem-`));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const csr = (cn: string) => makeCsr(dataDir, cn);
@@ -33,7 +34,9 @@ const backends: Array<[string, () => Promise<DbConnection>]> = [
 ];
 
 describe.each(backends)('redeeming on %s', (_kind, open) => {
-  const prefix = `t${randomBytes(4).toString('hex')}_`;
+  const prefix = `${testPrefix()}_`;
+  // What this backend's set-up makes is removed after it, also when it fails half-way.
+  const teardown = createTeardown();
   const identities = new Set(['i-plain', 'i-race', 'i-flaky', 'i-gone']);
   const created: string[] = [];
   /** Identities whose next authenticator creation fails as if the auth service were down. */
@@ -51,6 +54,9 @@ describe.each(backends)('redeeming on %s', (_kind, open) => {
 
   beforeAll(async () => {
     conn = await open();
+    teardown.add(() => conn.close());
+    teardown.add(() => dropSchema(conn, `${prefix}pki`));
+    teardown.add(() => fakes.stop());
     const identityAddr = await fakes.add<IdentityServiceHandlers>('identity', contracts.identity(), {
       async GetIdentity(req) {
         await touchDatabase();
@@ -76,17 +82,13 @@ describe.each(backends)('redeeming on %s', (_kind, open) => {
       EDGE_IDENTITY_GRPC_ADDR: identityAddr, EDGE_AUTH_GRPC_ADDR: authAddr,
     });
     svc = createPkiService({ config, conn, bus: createMemoryBus(), log: silentLogger() });
+    teardown.add(() => svc.stop());
     await svc.start();
     client = createRpcClient(contracts.pki(), `127.0.0.1:${svc.port()}`, { deadlineMs: 5000 });
+    teardown.add(() => client.close());
   });
 
-  afterAll(async () => {
-    client?.close();
-    await svc?.stop();
-    await fakes.stop();
-    await dropSchema(conn, `${prefix}pki`);
-    await conn.close();
-  });
+  afterAll(() => teardown.run());
 
   const ott = (identityId: string) => client.createEnrollment({ method: 'ott', identityId, expiresAt: '' });
   const redeem = (token: string) => client.enrollWithCsr({ method: 'ott', token, clientCsrPem: csr('x'), serverCsrPem: '' });

@@ -1,9 +1,15 @@
 /**
- * Subjects the policy service publishes, always after the write committed. Every change that
- * can alter which services an identity sees (services, configs, policies, posture checks) is
- * published, so sessions and caches can react. Consumers must be idempotent.
+ * Subjects the policy service publishes. Every change that can alter which services an identity
+ * sees (services, configs, policies, posture checks) is announced, so sessions and caches can
+ * react. An event is recorded in the transaction of its change and relayed to the bus after the
+ * commit (libs/outbox); it says what changed (a policy's roles before and after, a service's or
+ * posture check's role attributes, the services a config change touched), so consumers can
+ * re-evaluate only what it may affect. Consumers must be idempotent.
  */
-import type { Bus } from '@edge/bus';
+import type { Kysely } from 'kysely';
+import type { Outbox } from '@edge/outbox';
+import type { Policy } from './domain/policy.js';
+import { createPolicyStores, type PolicyDb, type PolicyStores } from './store/index.js';
 
 /** The entities whose changes are published, by their subject names. */
 export type PolicyEntity =
@@ -17,23 +23,57 @@ export function subject(entity: PolicyEntity, kind: ChangeKind): string {
   return `edge.policy.${entity}.${kind}`;
 }
 
-/** What a change event carries: the entity's id and name, and what else it touched. */
+/** What a policy selects: its semantic, type (service policies) and role lists. */
+export interface PolicyRoles {
+  semantic: string;
+  type?: string;
+  identityRoles?: string[];
+  serviceRoles?: string[];
+  postureCheckRoles?: string[];
+  edgeRouterRoles?: string[];
+}
+
+/** The roles of a stored policy, as events carry them. */
+export function rolesOf(p: Policy): PolicyRoles {
+  return { semantic: p.semantic, ...(p.type ? { type: p.type } : {}), ...p.roles };
+}
+
+/** What a change event carries: the entity's id and name, and what changed. */
 export interface PolicyChangeEvent {
   id: string;
   name: string;
   /** Services whose configs changed with this write (config updates and deletes). */
   serviceIds?: string[];
+  /** Policies: their roles before the change (absent for a create) and after it (absent for a delete). */
+  before?: PolicyRoles;
+  after?: PolicyRoles;
+  /** Services and posture checks: their role attributes before and after the change. */
+  roleAttributes?: { before?: string[]; after?: string[] };
+  /**
+   * Posture checks: the service policies whose posture check roles select the check, before or
+   * after the change; their sessions are the ones its change may end.
+   */
+  servicePolicies?: PolicyRoles[];
 }
 
+/** Records one change event in the transaction of the write. */
+export type Announce = (entity: PolicyEntity, kind: ChangeKind, event: PolicyChangeEvent) => Promise<void>;
+
 /**
- * Publishes policy changes; `changed` runs first, so this process's caches forget the old state
- * before anyone hears of the new one.
+ * Writes through the policy stores in one transaction with the events they announce. `changed`
+ * runs once the transaction committed, so this process's caches forget the old state before
+ * anyone hears of the new one (other replicas forget it on the published event).
  */
-export function createPolicyEvents(bus: Bus, changed: () => void = () => undefined) {
+export function createPolicyEvents(outbox: Outbox<PolicyDb>, changed: () => void = () => undefined) {
   return {
-    publish: (entity: PolicyEntity, kind: ChangeKind, event: PolicyChangeEvent) => {
-      changed();
-      return bus.publish(subject(entity, kind), event);
+    /** Runs `fn` over stores bound to one transaction; what it announces is published after the commit. */
+    write<T>(fn: (stores: PolicyStores, announce: Announce) => Promise<T>): Promise<T> {
+      return outbox.transaction(async (trx) => {
+        const announce: Announce = async (entity, kind, event) => {
+          await outbox.enqueue(trx, subject(entity, kind), event);
+        };
+        return fn(createPolicyStores(trx as Kysely<PolicyDb>), announce);
+      }, { afterCommit: changed });
     },
   };
 }

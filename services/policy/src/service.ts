@@ -2,7 +2,7 @@
  * The policy service: services, configs, config types, policies and posture checks.
  */
 import { fileURLToPath } from 'node:url';
-import { createGrpcService, runInBackground, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { createGrpcService, createServiceEvents, runInBackground, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type PolicyServiceHandlers, type policy } from '@edge/proto';
 
 type ListServicesResponse = policy.ListServicesResponse;
@@ -12,7 +12,6 @@ import { createIdentityDirectory, createPolicyHandlers } from './grpc/index.js';
 import { createPolicyEvents } from './events.js';
 import { createEvaluationCache } from './evaluation-cache.js';
 import { createIntegrityCheck } from './integrity.js';
-import { createIntegrityStore } from './store/integrity.js';
 import { createSystemPolicies } from './system-policies.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -23,24 +22,32 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
     const identity = createRpcClient(contracts.identity(), ctx.config.grpc.targets.identity, { deadlineMs: ctx.config.grpc.deadlineMs });
     // Bounded by the services the cached pages hold (a few hundred bytes each), not by pages.
     const serviceLists = createEvaluationCache<ListServicesResponse>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 200_000, weigh: (r) => r.services?.length ?? 0 });
-    const events = createPolicyEvents(ctx.bus, () => serviceLists.invalidate());
+    const plumbing = createServiceEvents(ctx, db, 'policy');
+    const events = createPolicyEvents(plumbing.outbox, () => serviceLists.invalidate());
     // Changes made through other replicas (this one's own come back too: harmless).
     const changes = await ctx.bus.subscribe('edge.policy.>', async () => serviceLists.invalidate());
     const identities = createIdentityDirectory(identity);
-    const checkIntegrity = createIntegrityCheck(createIntegrityStore(db), identities, events);
     const stores = createPolicyStores(db);
+    const checkIntegrity = createIntegrityCheck(stores.integrity, identities, events);
     server.add<PolicyServiceHandlers>(contracts.policy(), {
       ...createPolicyHandlers({ stores, events, identities, serviceLists }),
       CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
     });
     const system = createSystemPolicies(stores.edgeRouterPolicies, identity, events, ctx.log);
-    const follow = await system.follow(ctx.bus);
-    // The identity service may start after this one: catch up in the background.
+    const follow = await system.follow(plumbing.bus);
+    // The identity service may start after this one: catch up in the background, and again
+    // periodically for router events lost meanwhile.
     const cancelSweep = runInBackground(() => system.sweep(), { what: 'system edge router policy sweep', log: ctx.log });
+    plumbing.reconcile('system-edge-router-policies', async () => {
+      await system.sweep();
+      return undefined;
+    });
+    plumbing.start();
     return async () => {
       cancelSweep();
       await follow.unsubscribe();
       await changes.unsubscribe();
+      await plumbing.stop();
       identity.close();
     };
   });

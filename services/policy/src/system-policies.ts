@@ -13,7 +13,7 @@ import type { IdentityServiceClient } from '@edge/proto';
 import type { RpcClient } from '@edge/rpc';
 import { planList } from '@edge/zitiql';
 import { EDGE_ROUTER_POLICY } from './domain/policy.js';
-import type { PolicyEvents } from './events.js';
+import { rolesOf, type PolicyEvents } from './events.js';
 import type { PolicyStore } from './store/policy.js';
 
 export const systemPolicyName = (routerId: string) => `edge-router-${routerId}-system`;
@@ -40,12 +40,18 @@ export function createSystemPolicies(store: PolicyStore, identity: RpcClient<Ide
     });
     if (wanted && !current) {
       const name = systemPolicyName(routerId);
-      await store.insert(routerId, { name, semantic: 'AnyOf', roles: { identityRoles: [`@${routerId}`], edgeRouterRoles: [`@${routerId}`] }, tags: {} }, { isSystem: true });
-      await events.publish(EDGE_ROUTER_POLICY.subject, 'created', { id: routerId, name });
+      await events.write(async (s, announce) => {
+        const created = await s.edgeRouterPolicies.insert(routerId, { name, semantic: 'AnyOf', roles: { identityRoles: [`@${routerId}`], edgeRouterRoles: [`@${routerId}`] }, tags: {} }, { isSystem: true });
+        await announce(EDGE_ROUTER_POLICY.subject, 'created', { id: routerId, name, after: rolesOf(created) });
+      });
       log.info({ routerId }, 'system edge router policy created');
-    } else if (!wanted && current?.isSystem && (await store.delete(routerId))) {
-      await events.publish(EDGE_ROUTER_POLICY.subject, 'deleted', { id: routerId, name: current.name });
-      log.info({ routerId }, 'system edge router policy deleted');
+    } else if (!wanted && current?.isSystem) {
+      const deleted = await events.write(async (s, announce) => {
+        const gone = await s.edgeRouterPolicies.delete(routerId);
+        if (gone) await announce(EDGE_ROUTER_POLICY.subject, 'deleted', { id: routerId, name: current.name, before: rolesOf(current) });
+        return gone;
+      });
+      if (deleted) log.info({ routerId }, 'system edge router policy deleted');
     }
   }
 

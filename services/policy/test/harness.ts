@@ -5,9 +5,10 @@
  */
 import { createNatsBus, type Bus } from '@edge/bus';
 import { loadConfig, schemaName } from '@edge/config';
-import { createDb, dropSchema, openConnection, type DbConnection } from '@edge/db';
+import { createDb, openConnection, type DbConnection } from '@edge/db';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
+import { dropTestPrefix, testPrefix, withTeardown } from '@edge/testing';
 import { contracts, type IdentityServiceHandlers, type PolicyServiceClient, type identity } from '@edge/proto';
 import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
@@ -47,34 +48,36 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * The policy service on a fresh schema and subject prefix. A set-up that fails half-way removes
+ * what it made; `close` removes everything (schema and stream).
+ */
 export async function createHarness(): Promise<Harness> {
-  const random = Math.random().toString(36).slice(2, 10);
+  const prefix = testPrefix();
   const identities = new Map<string, { id: string; name: string }>();
-  const fake = await startFakeIdentityService(identities);
-  const config = loadConfig({
-    EDGE_DATABASE_URL: DATABASE_URL,
-    EDGE_DATABASE_SCHEMA_PREFIX: `t${random}_`,
-    EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
-    EDGE_IDENTITY_GRPC_ADDR: fake.addr,
-    EDGE_GRPC_DEADLINE_MS: '10000',
-    EDGE_SHUTDOWN_GRACE_MS: '500',
+  return withTeardown(async (teardown) => {
+    const fake = await startFakeIdentityService(identities);
+    teardown.add(() => fake.server.stop(100));
+    teardown.add(() => dropTestPrefix({ databaseUrl: DATABASE_URL, natsUrl: NATS_URL }, prefix));
+    const config = loadConfig({
+      EDGE_DATABASE_URL: DATABASE_URL,
+      EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`,
+      EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
+      EDGE_IDENTITY_GRPC_ADDR: fake.addr,
+      EDGE_GRPC_DEADLINE_MS: '10000',
+      EDGE_SHUTDOWN_GRACE_MS: '500',
+    });
+    const conn: DbConnection = await openConnection({ url: DATABASE_URL });
+    teardown.add(() => conn.close());
+    const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `${prefix}.` });
+    teardown.add(() => bus.close());
+    const service: EdgeService = createPolicyService({ config, conn, bus, log: silentLogger() });
+    teardown.add(() => service.stop());
+    await service.start();
+    const client = createRpcClient(contracts.policy(), `127.0.0.1:${service.port()}`, { deadlineMs: 20_000 });
+    teardown.add(() => client.close());
+    const db = createDb<any>(conn, schemaName(config, 'policy'));
+    teardown.add(() => db.destroy());
+    return { client, bus, db, identities, schema: schemaName(config, 'policy'), close: () => teardown.run() };
   });
-  const conn: DbConnection = await openConnection({ url: DATABASE_URL });
-  const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `t${random}.` });
-  const service: EdgeService = createPolicyService({ config, conn, bus, log: silentLogger() });
-  await service.start();
-  const client = createRpcClient(contracts.policy(), `127.0.0.1:${service.port()}`, { deadlineMs: 20_000 });
-  const db = createDb<any>(conn, schemaName(config, 'policy'));
-  return {
-    client, bus, db, identities, schema: schemaName(config, 'policy'),
-    async close() {
-      client.close();
-      await service.stop();
-      await bus.close();
-      await fake.server.stop(100);
-      await dropSchema(conn, schemaName(config, 'policy'));
-      await db.destroy();
-      await conn.close();
-    },
-  };
 }

@@ -1,18 +1,19 @@
 /**
  * How sessions end without being deleted by hand: with their API session, their identity (deleted
- * or disabled), their service, or the identity's access to the service (a policy, service or
- * identity change). Consumers are durable (JetStream) and idempotent; a reconciliation at
- * start-up ends whatever should have ended while no replica ran (STYLE.md principle 9). As
- * OpenZiti's policy enforcer (controller/model/policy_enforcer.go), access is re-evaluated
- * rather than inferred from the event.
+ * or disabled), their service, or the identity's access to the service (a policy, service, posture
+ * check or identity change). Consumers are durable (JetStream), idempotent and skip events they
+ * handled (the inbox). An ending entity's sessions go in one indexed delete; a change of access
+ * has only the sessions it may affect judged again, through the coalescing queue
+ * (reevaluation-queue.ts), from what its event says changed. A reconciliation at start-up and
+ * periodically ends whatever should have ended while no replica ran or an event was lost
+ * (STYLE.md principle 9).
  */
 import type { Bus, Subscription } from '@edge/bus';
 import { runInBackground } from '@edge/lifecycle';
 import type { Logger } from '@edge/logging';
-import { groupBy } from './domain/group-by.js';
-import type { Session } from './domain/session.js';
-import type { PostureEnforcement } from './posture-enforcement.js';
-import type { SessionPeers } from './peers.js';
+import type { RoleSelection } from './peers.js';
+import type { Affected, ReevaluationQueue } from './reevaluation-queue.js';
+import type { JudgeOptions, Reevaluation, Stale } from './reevaluation.js';
 import type { SessionOwner, SessionRecords } from './session-store.js';
 
 /** Consumer group of this service: one replica handles each message. */
@@ -25,50 +26,46 @@ export const Subjects = {
   identityUpdated: 'edge.identity.identity.updated',
   serviceDeleted: 'edge.policy.service.deleted',
   serviceUpdated: 'edge.policy.service.updated',
-  /** Policy and posture check changes can take access away from anyone: everything is re-evaluated. */
-  accessChanges: ['edge.policy.service-policy.>', 'edge.policy.posture-check.>'],
+  servicePolicyChanges: 'edge.policy.service-policy.>',
+  postureCheckChanges: 'edge.policy.posture-check.>',
 } as const;
 
-/** What a reconciliation also looks at: API sessions that are gone, sessions whose posture fails. */
-export interface ReconcileOptions {
-  apiSessions?: boolean;
-  posture?: Pick<PostureEnforcement, 'failing'>;
+/** Messages a re-evaluating consumer handles at once: they wait together in the queue, so a burst is judged in a few passes. */
+const COALESCED = 64;
+/** Sessions read and judged per step of a reconciliation. */
+const PAGE = 500;
+
+/** The roles of a policy as policy events carry them (services/policy events.ts). */
+interface PolicyRoles {
+  semantic?: unknown;
+  identityRoles?: unknown;
+  serviceRoles?: unknown;
 }
 
-/** Sessions that should no longer exist, each with why (identity gone or disabled, access lost, API session gone, posture failing). */
-export async function staleSessions(peers: SessionPeers, sessions: Session[], opts: ReconcileOptions = {}): Promise<Array<{ id: string; why: string }>> {
-  const stale: Array<{ id: string; why: string }> = [];
-  const byIdentity = groupBy(sessions, (s) => s.identityId);
-  for (const [identityId, own] of byIdentity) {
-    const who = await peers.identity(identityId);
-    if (!who || who.disabled) {
-      stale.push(...own.map((s) => ({ id: s.id, why: `identity ${identityId} ${who ? 'is disabled' : 'does not exist'}` })));
-      continue;
-    }
-    for (const [serviceId, ofService] of groupBy(own, (s) => s.serviceId)) {
-      const granted = await peers.grantedService(who, serviceId);
-      for (const s of ofService) if (!granted?.permissions.includes(s.type)) stale.push({ id: s.id, why: `identity ${identityId} may no longer ${s.type.toLowerCase()} service ${serviceId}` });
-    }
-  }
-  const left = () => {
-    const ended = new Set(stale.map((x) => x.id));
-    return sessions.filter((s) => !ended.has(s.id));
-  };
-  if (opts.apiSessions) {
-    for (const [apiSessionId, of] of groupBy(left(), (s) => s.apiSessionId)) {
-      if (!(await peers.apiSessionExists(apiSessionId))) stale.push(...of.map((s) => ({ id: s.id, why: `API session ${apiSessionId} does not exist` })));
-    }
-  }
-  if (opts.posture) {
-    for (const s of await opts.posture.failing(left())) stale.push({ id: s.id, why: `its posture checks for service ${s.serviceId} no longer pass` });
-  }
-  return stale;
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** The sessions a policy with these roles grants may be: its identities' sessions of its services. */
+function grantedBy(p: PolicyRoles): Affected | undefined {
+  if (typeof p !== 'object' || p === null || typeof p.semantic !== 'string' || !strings(p.identityRoles) || !strings(p.serviceRoles)) return undefined;
+  const selection = (roles: string[]): { selection: RoleSelection } => ({ selection: { roles, semantic: p.semantic as string } });
+  return { identities: selection(p.identityRoles), services: selection(p.serviceRoles) };
 }
 
-/** Ends the sessions that should no longer exist; how many ended. */
-export async function reconcile(records: SessionRecords, peers: SessionPeers, sessions: Session[], opts: ReconcileOptions = {}): Promise<number> {
-  const stale = await staleSessions(peers, sessions, opts);
-  return records.deleteOf({ ids: stale.map((s) => s.id) });
+/**
+ * What a service policy change may affect: the sessions its roles granted before and grant after.
+ * An event that does not say (an older publisher) may affect every session.
+ */
+export function affectedByServicePolicy(data: { before?: PolicyRoles; after?: PolicyRoles } | null): Affected[] {
+  const sides = [data?.before, data?.after].filter((x) => x !== undefined);
+  const affected = sides.map(grantedBy);
+  return sides.length === 0 || affected.includes(undefined) ? [{}] : (affected as Affected[]);
+}
+
+/** What a posture check change may affect: the sessions the service policies selecting it grant. */
+export function affectedByPostureCheck(data: { servicePolicies?: PolicyRoles[] } | null): Affected[] {
+  if (!Array.isArray(data?.servicePolicies)) return [{}];
+  const affected = data.servicePolicies.map(grantedBy);
+  return affected.includes(undefined) ? [{}] : (affected as Affected[]);
 }
 
 /** What else ends with an API session or a service (posture data, terminators); idempotent. */
@@ -77,14 +74,11 @@ export interface EndingHooks {
   serviceDeleted?(id: string): Promise<unknown>;
 }
 
-/**
- * Starts the consumers; the caller unsubscribes them on stop. With `posture`, a re-evaluation
- * also ends the sessions whose posture checks no longer pass (a posture check or policy changed).
- */
+/** Starts the consumers; the caller unsubscribes them on stop. */
 export async function startSessionConsumers(
-  bus: Bus, records: SessionRecords, peers: SessionPeers, log: Logger, hooks: EndingHooks = {}, posture?: ReconcileOptions['posture'],
+  bus: Bus, records: SessionRecords, queue: Pick<ReevaluationQueue, 'add'>, log: Logger, hooks: EndingHooks = {},
 ): Promise<Subscription[]> {
-  const withId = (subject: string, handle: (id: string) => Promise<number>) =>
+  const withId = (subject: string, handle: (id: string) => Promise<number>, concurrency = 1) =>
     bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
       if (typeof id !== 'string' || id === '') {
@@ -93,9 +87,10 @@ export async function startSessionConsumers(
       }
       const ended = await handle(id);
       if (ended > 0) log.info({ subject: msg.subject, id, ended }, 'sessions ended');
-    });
+    }, { concurrency });
   const endOf = (owner: (id: string) => SessionOwner) => (id: string) => records.deleteOf(owner(id));
-  const all = () => records.all().then((sessions) => reconcile(records, peers, sessions, { posture }));
+  // The queue logs what each pass ended, for every change in it.
+  const judge = (affected: Affected[]) => Promise.all(affected.map((a) => queue.add(a))).then(() => 0);
   return [
     await withId(Subjects.apiSessionDeleted, async (apiSessionId) => {
       await hooks.apiSessionEnded?.(apiSessionId);
@@ -110,10 +105,39 @@ export async function startSessionConsumers(
       await hooks.serviceDeleted?.(serviceId);
       return records.deleteOf({ serviceId });
     }),
-    await withId(Subjects.identityUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.identityId === id), { posture })),
-    await withId(Subjects.serviceUpdated, async (id) => reconcile(records, peers, (await records.all()).filter((s) => s.serviceId === id), { posture })),
-    ...(await Promise.all(Subjects.accessChanges.map((subject) => withId(subject, all)))),
+    await withId(Subjects.identityUpdated, (id) => judge([{ identities: { ids: [id] } }]), COALESCED),
+    await withId(Subjects.serviceUpdated, (id) => judge([{ services: { ids: [id] } }]), COALESCED),
+    await bus.consume<{ before?: PolicyRoles; after?: PolicyRoles }>(CONSUMER_GROUP, Subjects.servicePolicyChanges,
+      async (msg) => void (await judge(affectedByServicePolicy(msg.data))), { concurrency: COALESCED }),
+    await bus.consume<{ servicePolicies?: PolicyRoles[] }>(CONSUMER_GROUP, Subjects.postureCheckChanges,
+      async (msg) => void (await judge(affectedByPostureCheck(msg.data))), { concurrency: COALESCED }),
   ];
+}
+
+/**
+ * One step of a reconciliation of every session: the next page after `cursor` judged in one batch
+ * (API session gone, identity gone or disabled, access or posture lost), the stale ones ended.
+ * Returns where the next step starts, or undefined after the last page.
+ */
+export function createSessionReconcile(records: Pick<SessionRecords, 'page' | 'deleteOf'>, reevaluation: Pick<Reevaluation, 'staleAmong'>, log: Logger) {
+  return async function step(cursor: string | undefined): Promise<string | undefined> {
+    const page = await records.page({ all: true, identityIds: [], serviceIds: [] }, cursor ?? '', PAGE);
+    const stale = await reevaluation.staleAmong(page, { apiSessions: true, posture: true });
+    const ended = await records.deleteOf({ ids: stale.map((s) => s.id) });
+    if (ended > 0) log.info({ ended, reasons: [...new Set(stale.map((s) => s.why))].slice(0, 5) }, 'sessions ended by reconciliation');
+    return page.length < PAGE ? undefined : page.at(-1)!.id;
+  };
+}
+
+/** Every session that should no longer exist, page by page (the data integrity check). */
+export async function staleSessions(records: Pick<SessionRecords, 'page'>, reevaluation: Pick<Reevaluation, 'staleAmong'>, opts: JudgeOptions): Promise<Stale[]> {
+  const stale: Stale[] = [];
+  for (let after = ''; ;) {
+    const page = await records.page({ all: true, identityIds: [], serviceIds: [] }, after, PAGE);
+    stale.push(...(await reevaluation.staleAmong(page, opts)));
+    if (page.length < PAGE) return stale;
+    after = page.at(-1)!.id;
+  }
 }
 
 /**
@@ -124,8 +148,9 @@ export function scheduleSweep(sweep: () => Promise<void>, log: Logger): () => vo
   return runInBackground(sweep, { what: 'sweep at start-up', log });
 }
 
-/** Ends every session that should have ended while no replica ran. */
-export async function sweepSessions(records: SessionRecords, peers: SessionPeers, log: Logger, posture?: ReconcileOptions['posture']): Promise<void> {
-  const ended = await reconcile(records, peers, await records.all(), { apiSessions: true, posture });
-  if (ended > 0) log.info({ ended }, 'sessions ended by the start-up sweep');
+/** Ends every session that should have ended while no replica ran: a whole reconciliation pass. */
+export async function sweepSessions(step: (cursor: string | undefined) => Promise<string | undefined>): Promise<void> {
+  let cursor: string | undefined;
+  do cursor = await step(cursor);
+  while (cursor !== undefined);
 }

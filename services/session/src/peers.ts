@@ -40,6 +40,9 @@ export interface EdgeRouterView {
 const PAGE = 500;
 const everything = (offset: number): common.ListQuery => ({ limit: PAGE, offset, filter: '', sort: '', roleFilter: [], roleSemantic: '' });
 
+/** A filter naming these ids. */
+const idIn = (ids: readonly string[]) => `id in [${ids.map((id) => JSON.stringify(id)).join(', ')}]`;
+
 /** Every page of a list. */
 async function allPages<T>(page: (q: common.ListQuery) => Promise<{ items: T[]; total: number }>): Promise<T[]> {
   const out: T[] = [];
@@ -66,6 +69,31 @@ interface PostureQueryGroup {
   postureQueries: Array<{ id: string }>;
 }
 
+/** The granting policies, with their checks, of a `postureQueriesJson`. */
+function grantingPolicies(postureQueriesJson: string): GrantedService['policies'] {
+  const groups = JSON.parse(postureQueriesJson || '[]') as PostureQueryGroup[];
+  return groups.map((g) => ({ id: g.policyId, type: g.policyType, checkIds: g.postureQueries.map((q) => q.id) }));
+}
+
+/** A role list and its semantic, as a policy holds them. */
+export interface RoleSelection {
+  roles: string[];
+  semantic: string;
+}
+
+/** An API session as reconciliation sees it: that it exists, and when it passed MFA. */
+export interface PeerApiSession {
+  id: string;
+  mfaPassedAt?: Date;
+}
+
+/** When an API session passed MFA: it is last updated then (activity is kept apart); undefined when it did not. */
+const mfaPassedAtOf = (s: { isMfaRequired: boolean; isMfaComplete: boolean; updatedAt: string }) =>
+  (s.isMfaRequired && s.isMfaComplete ? new Date(s.updatedAt) : undefined);
+
+/** The key of an (identity, service) pair in {@link SessionPeers.grants}. */
+export const grantKey = (identityId: string, serviceId: string) => `${identityId}\0${serviceId}`;
+
 export function createSessionPeers(clients: {
   identity: RpcClient<IdentityServiceClient>;
   policy: RpcClient<PolicyServiceClient>;
@@ -78,15 +106,59 @@ export function createSessionPeers(clients: {
       return i && { id: i.id, roleAttributes: i.roleAttributes, disabled: i.disabled };
     },
 
+    /** The identities among `ids` that exist, in one call per 500. */
+    async identities(ids: readonly string[]): Promise<Map<string, PeerIdentity>> {
+      const out = new Map<string, PeerIdentity>();
+      const unique = [...new Set(ids)];
+      for (let i = 0; i < unique.length; i += PAGE) {
+        const { identities } = await identity.getIdentities({ ids: unique.slice(i, i + PAGE) });
+        for (const x of identities) out.set(x.id, { id: x.id, roleAttributes: x.roleAttributes, disabled: x.disabled });
+      }
+      return out;
+    },
+
+    /**
+     * Which of the services asked about each identity may use, keyed by {@link grantKey}: one
+     * call for many identities (the policy service evaluates them together).
+     */
+    async grants(queries: ReadonlyArray<{ who: PeerIdentity; serviceIds: string[] }>): Promise<Map<string, Omit<GrantedService, 'id' | 'name'>>> {
+      const out = new Map<string, Omit<GrantedService, 'id' | 'name'>>();
+      for (let i = 0; i < queries.length; i += PAGE) {
+        const { grants } = await policy.getServiceGrants({
+          queries: queries.slice(i, i + PAGE).map((q) => ({ identityId: q.who.id, roleAttributes: q.who.roleAttributes, serviceIds: q.serviceIds })),
+        });
+        for (const g of grants) out.set(grantKey(g.identityId, g.serviceId), { permissions: g.permissions, policies: grantingPolicies(g.postureQueriesJson) });
+      }
+      return out;
+    },
+
+    /** The ids of the identities a role list selects (the identity service matches them). */
+    async matchIdentities(s: RoleSelection): Promise<string[]> {
+      return (await identity.matchIdentities({ roles: s.roles, semantic: s.semantic })).ids;
+    },
+
+    /** The ids of the services a role list selects (the policy service matches them). */
+    async matchServices(s: RoleSelection): Promise<string[]> {
+      return (await policy.matchServices({ roles: s.roles, semantic: s.semantic })).ids;
+    },
+
+    /** The API sessions among `ids` that exist, with when each passed MFA, in one call per 500. */
+    async apiSessions(ids: readonly string[]): Promise<Map<string, PeerApiSession>> {
+      const out = new Map<string, PeerApiSession>();
+      const unique = [...new Set(ids)];
+      for (let i = 0; i < unique.length; i += PAGE) {
+        const chunk = unique.slice(i, i + PAGE);
+        const page = await auth.listApiSessions({ query: { ...everything(0), limit: chunk.length, filter: idIn(chunk) } });
+        for (const s of page.apiSessions) out.set(s.id, { id: s.id, mfaPassedAt: mfaPassedAtOf(s) });
+      }
+      return out;
+    },
+
     /** The service as the identity may use it; undefined when no policy grants it. */
     async grantedService(who: PeerIdentity, serviceId: string): Promise<GrantedService | undefined> {
       const s = await orMissing(policy.getServiceForIdentity({ identityId: who.id, roleAttributes: who.roleAttributes, serviceId, configTypes: [], configOverrides: [] }));
       if (!s) return undefined;
-      const groups = JSON.parse(s.postureQueriesJson || '[]') as PostureQueryGroup[];
-      return {
-        id: s.id, name: s.name, permissions: s.permissions,
-        policies: groups.map((g) => ({ id: g.policyId, type: g.policyType, checkIds: g.postureQueries.map((q) => q.id) })),
-      };
+      return { id: s.id, name: s.name, permissions: s.permissions, policies: grantingPolicies(s.postureQueriesJson) };
     },
 
     /** Every service the identity may use, with the posture checks of the policies granting it. */
@@ -107,6 +179,32 @@ export function createSessionPeers(clients: {
       return s && { id: s.id, name: s.name };
     },
 
+    /** The services among `ids` that exist, in one call per 500. */
+    async existingServices(ids: readonly string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      const unique = [...new Set(ids)];
+      for (let i = 0; i < unique.length; i += PAGE) {
+        const chunk = unique.slice(i, i + PAGE);
+        const page = await policy.listServices({ query: { ...everything(0), limit: chunk.length, filter: idIn(chunk) }, configTypes: [] });
+        page.services.forEach((s) => out.add(s.id));
+      }
+      return out;
+    },
+
+    /** The routers (edge or transit) among `ids` that exist, in one call per kind and 500. */
+    async existingRouters(ids: readonly string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      const unique = [...new Set(ids)];
+      for (const kind of ['edge', 'transit'] as const) {
+        for (let i = 0; i < unique.length; i += PAGE) {
+          const chunk = unique.slice(i, i + PAGE);
+          const page = await identity.listRouters({ kind, query: { ...everything(0), limit: chunk.length, filter: idIn(chunk) } });
+          page.routers.forEach((r) => out.add(r.id));
+        }
+      }
+      return out;
+    },
+
     /** An edge or transit router by id; undefined when neither exists. */
     async router(id: string): Promise<{ id: string; name: string; kind: 'edge' | 'transit' } | undefined> {
       for (const kind of ['edge', 'transit'] as const) {
@@ -121,8 +219,7 @@ export function createSessionPeers(clients: {
       const out = new Map<string, PostureCheckDef>();
       const unique = [...new Set(ids)];
       for (let i = 0; i < unique.length; i += PAGE) {
-        const filter = `id in [${unique.slice(i, i + PAGE).map((id) => JSON.stringify(id)).join(', ')}]`;
-        const page = await policy.listPostureChecks({ query: { ...everything(0), filter } });
+        const page = await policy.listPostureChecks({ query: { ...everything(0), filter: idIn(unique.slice(i, i + PAGE)) } });
         for (const c of page.postureChecks) out.set(c.id, { id: c.id, name: c.name, typeId: c.typeId, data: JSON.parse(c.dataJson || '{}') as Record<string, unknown> });
       }
       return out;
@@ -166,14 +263,13 @@ export function createSessionPeers(clients: {
         const p = await auth.listApiSessions({ query: { ...query, filter: `identity = ${JSON.stringify(identityId)}` } });
         return { items: p.apiSessions, total: Number(p.meta?.totalCount ?? 0) };
       });
-      return sessions.map((s) => ({ id: s.id, mfaPassedAt: s.isMfaRequired && s.isMfaComplete ? new Date(s.updatedAt) : undefined }));
+      return sessions.map((s) => ({ id: s.id, mfaPassedAt: mfaPassedAtOf(s) }));
     },
 
     /** When the API session completed MFA (the MFA posture check); undefined when it did not, or is gone. */
     async mfaPassedAt(id: string): Promise<Date | undefined> {
       const s = await orMissing(auth.getApiSession({ id }));
-      // The session is last updated when MFA completes (activity is kept apart).
-      return s?.isMfaRequired && s.isMfaComplete ? new Date(s.updatedAt) : undefined;
+      return s && mfaPassedAtOf(s);
     },
   };
 }

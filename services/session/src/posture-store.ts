@@ -20,6 +20,13 @@ export function createPostureStore(db: Kysely<SessionDb>) {
       return (row?.data as PostureData | undefined) ?? {};
     },
 
+    /** What each of these API sessions reported (none: absent), in one query. */
+    async getMany(apiSessionIds: readonly string[]): Promise<Map<string, PostureData>> {
+      if (apiSessionIds.length === 0) return new Map();
+      const rows = await db.selectFrom('posture_data').select(['api_session_id', 'data']).where('api_session_id', 'in', [...new Set(apiSessionIds)]).execute();
+      return new Map(rows.map((r) => [r.api_session_id, (r.data as PostureData | undefined) ?? {}]));
+    },
+
     /** Applies `update` to the session's data in one transaction, so concurrent reports do not clobber each other. */
     async update(apiSessionId: string, identityId: string, update: (data: PostureData) => PostureData): Promise<void> {
       await db.transaction().execute(async (trx) => {

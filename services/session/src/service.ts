@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { grpcListenAddr, schemaName } from '@edge/config';
 import { createDb, migrate } from '@edge/db';
-import { createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { createServiceEvents, createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type SessionServiceHandlers } from '@edge/proto';
 import { createRpcClient, createRpcServer } from '@edge/rpc';
 import { createSessionStore, type SessionDb } from './store.js';
@@ -16,11 +16,13 @@ import { createSessionRecords } from './session-store.js';
 import { createSessionPeers } from './peers.js';
 import { createSessions } from './sessions.js';
 import { createSessionRpcHandlers } from './session-grpc.js';
-import { scheduleSweep, staleSessions, startSessionConsumers, sweepSessions } from './events.js';
+import { createSessionReconcile, scheduleSweep, staleSessions, startSessionConsumers, sweepSessions } from './events.js';
+import { createReevaluation } from './reevaluation.js';
+import { createReevaluationQueue } from './reevaluation-queue.js';
 import { createTerminatorRecords } from './terminator-store.js';
 import { createTerminators } from './terminators.js';
 import { createTerminatorRpcHandlers } from './terminator-grpc.js';
-import { staleTerminators, startTerminatorConsumers, sweepTerminators } from './terminator-events.js';
+import { createTerminatorReconcile, staleTerminators, startTerminatorConsumers } from './terminator-events.js';
 import { createIntegrityRuns } from './integrity.js';
 import { createSnapshot } from './snapshot.js';
 import { createServiceMarkers } from './service-markers.js';
@@ -35,7 +37,7 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Creates the session service; nothing happens until start(). */
 export function createSessionService(ctx: ServiceContext): EdgeService {
-  const { config, conn, bus } = ctx;
+  const { config, conn } = ctx;
   const log = ctx.log.child({ service: 'session' });
   const schema = schemaName(config, 'session');
   let stack = createStack();
@@ -76,29 +78,39 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
         return passedAt ? { ...data, mfa: { passedAt } } : data;
       };
       const sessions = createSessions({ records, peers, postureData, log });
-      const enforcement = createPostureEnforcement({ records, peers, postureData, log });
+      const reevaluation = createReevaluation({ peers, reported: (ids) => posture.getMany(ids) });
+      const enforcement = createPostureEnforcement({ records, reevaluation, log });
 
       const terminatorRecords = createTerminatorRecords(db);
       const terminators = createTerminators({ records: terminatorRecords, peers, log });
 
+      const plumbing = createServiceEvents(ctx, db, 'session');
+      stack.defer(() => plumbing.stop());
+      const queue = createReevaluationQueue({ records, reevaluation, peers, log });
+      stack.defer(() => queue.stop());
       const subscriptions = [
-        ...(await startSessionConsumers(bus, records, peers, log, {
+        ...(await startSessionConsumers(plumbing.bus, records, queue, log, {
           apiSessionEnded: (id) => posture.deleteOf(id),
           serviceDeleted: (id) => terminatorRecords.deleteOf({ serviceId: id }),
-        }, enforcement)),
-        ...(await startTerminatorConsumers(bus, terminatorRecords, log)),
+        })),
+        ...(await startTerminatorConsumers(plumbing.bus, terminatorRecords, log)),
       ];
       stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
-      // React, then reconcile: the peers may start after this service, so in the background.
+      // React, then reconcile: at start-up (the peers may start after this service, so in the
+      // background) and periodically, a bounded number of pages each time.
+      const reconcileSessions = createSessionReconcile(records, reevaluation, log);
+      const reconcileTerminators = createTerminatorReconcile(terminatorRecords, peers, log);
       stack.defer(scheduleSweep(async () => {
-        await sweepSessions(records, peers, log, enforcement);
-        await sweepTerminators(terminatorRecords, peers, log);
+        await sweepSessions(reconcileSessions);
+        await sweepSessions(reconcileTerminators);
       }, log));
+      plumbing.reconcile('sessions', reconcileSessions);
+      plumbing.reconcile('terminators', reconcileTerminators);
 
       // The session service's own check: sessions whose API session, identity or access is gone,
       // terminators whose service or router is gone.
       const ownCheck = async (fix: boolean) => {
-        const stale = await staleSessions(peers, await records.all(), { apiSessions: true });
+        const stale = await staleSessions(records, reevaluation, { apiSessions: true });
         const staleT = await staleTerminators(peers, await terminatorRecords.all());
         if (fix) {
           await records.deleteOf({ ids: stale.map((s) => s.id) });

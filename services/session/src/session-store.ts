@@ -68,6 +68,18 @@ function toDomain(r: Selectable<SessionsTable>): Session {
 /** Which sessions an ending entity takes with it. */
 export type SessionOwner = { apiSessionId: string } | { identityId: string } | { serviceId: string } | { ids: string[] };
 
+/**
+ * Which sessions a change may affect: every one (`all`), or those of any of `identityIds`, of any
+ * of `serviceIds`, or of an identity in `pairs.identityIds` for a service in `pairs.serviceIds`.
+ * Each condition is read through its index (identity_id, service_id).
+ */
+export interface SessionFilter {
+  all?: boolean;
+  identityIds: string[];
+  serviceIds: string[];
+  pairs?: { identityIds: string[]; serviceIds: string[] };
+}
+
 /** Creates the session store over the service's own schema. */
 export function createSessionRecords(db: Kysely<SessionDb>) {
   return {
@@ -105,9 +117,21 @@ export function createSessionRecords(db: Kysely<SessionDb>) {
       return (await db.selectFrom('sessions').selectAll().where('api_session_id', '=', apiSessionId).orderBy('id').execute()).map(toDomain);
     },
 
-    /** Every session (reconciliation reads them in one pass; sessions are per API session, so few). */
-    async all(): Promise<Session[]> {
-      return (await db.selectFrom('sessions').selectAll().orderBy('id').execute()).map(toDomain);
+    /** The next `limit` sessions after `after` that `filter` selects, in id order (reconciliation reads in pages). */
+    async page(filter: SessionFilter, after: string, limit: number): Promise<Session[]> {
+      let q = db.selectFrom('sessions').selectAll().where('id', '>', after);
+      if (!filter.all) {
+        const { identityIds, serviceIds, pairs } = filter;
+        if (identityIds.length + serviceIds.length === 0 && !(pairs?.identityIds.length && pairs.serviceIds.length)) return [];
+        q = q.where((eb) => eb.or([
+          ...(identityIds.length ? [eb('identity_id', '=', sql<string>`any(${identityIds}::text[])`)] : []),
+          ...(serviceIds.length ? [eb('service_id', '=', sql<string>`any(${serviceIds}::text[])`)] : []),
+          ...(pairs?.identityIds.length && pairs.serviceIds.length
+            ? [eb.and([eb('identity_id', '=', sql<string>`any(${pairs.identityIds}::text[])`), eb('service_id', '=', sql<string>`any(${pairs.serviceIds}::text[])`)])]
+            : []),
+        ]));
+      }
+      return (await q.orderBy('id').limit(limit).execute()).map(toDomain);
     },
 
     /** Deletes the sessions of an owner; returns how many went (0 when already gone). */

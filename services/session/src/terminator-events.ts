@@ -1,8 +1,8 @@
 /**
  * Terminators end with their router (edge or transit, deleted in the identity service) and
  * their service (deleted in the policy service; that event's consumer is shared with sessions,
- * see events.ts). Consumers are durable and idempotent; the start-up sweep and the integrity
- * check catch whatever was deleted while no replica ran.
+ * see events.ts). Consumers are durable and idempotent; the start-up sweep, a periodic
+ * reconciliation and the integrity check catch whatever was deleted while an event was lost.
  */
 import type { Bus, Subscription } from '@edge/bus';
 import type { Logger } from '@edge/logging';
@@ -29,25 +29,31 @@ export async function startTerminatorConsumers(bus: Bus, records: TerminatorReco
     })));
 }
 
-/** Terminators whose service or router no longer exists, each with why. */
-export async function staleTerminators(peers: Pick<SessionPeers, 'service' | 'router'>, terminators: Terminator[]): Promise<Array<{ id: string; why: string }>> {
-  const services = new Map<string, boolean>();
-  const routers = new Map<string, boolean>();
-  const stale: Array<{ id: string; why: string }> = [];
-  for (const t of terminators) {
-    if (!services.has(t.serviceId)) services.set(t.serviceId, (await peers.service(t.serviceId)) !== undefined);
-    if (!services.get(t.serviceId)) {
-      stale.push({ id: t.id, why: `service ${t.serviceId} does not exist` });
-      continue;
-    }
-    if (!routers.has(t.routerId)) routers.set(t.routerId, (await peers.router(t.routerId)) !== undefined);
-    if (!routers.get(t.routerId)) stale.push({ id: t.id, why: `router ${t.routerId} does not exist` });
-  }
-  return stale;
+type Lookups = Pick<SessionPeers, 'existingServices' | 'existingRouters'>;
+
+/** Terminators whose service or router no longer exists, each with why (one look-up per owner for the batch). */
+export async function staleTerminators(peers: Lookups, terminators: readonly Terminator[]): Promise<Array<{ id: string; why: string }>> {
+  const [services, routers] = await Promise.all([
+    peers.existingServices(terminators.map((t) => t.serviceId)), peers.existingRouters(terminators.map((t) => t.routerId)),
+  ]);
+  return terminators.flatMap((t) => {
+    if (!services.has(t.serviceId)) return [{ id: t.id, why: `service ${t.serviceId} does not exist` }];
+    if (!routers.has(t.routerId)) return [{ id: t.id, why: `router ${t.routerId} does not exist` }];
+    return [];
+  });
 }
 
-/** Deletes the terminators whose service or router went while no replica ran. */
-export async function sweepTerminators(records: TerminatorRecords, peers: Pick<SessionPeers, 'service' | 'router'>, log: Logger): Promise<void> {
-  const ended = await records.deleteOf({ ids: (await staleTerminators(peers, await records.all())).map((s) => s.id) });
-  if (ended > 0) log.info({ ended }, 'terminators deleted by the start-up sweep');
+const PAGE = 500;
+
+/**
+ * One step of a reconciliation of terminators: the next page after `cursor`, those whose service
+ * or router is gone deleted. Returns where the next step starts, or undefined after the last page.
+ */
+export function createTerminatorReconcile(records: Pick<TerminatorRecords, 'page' | 'deleteOf'>, peers: Lookups, log: Logger) {
+  return async function step(cursor: string | undefined): Promise<string | undefined> {
+    const page = await records.page(cursor ?? '', PAGE);
+    const ended = await records.deleteOf({ ids: (await staleTerminators(peers, page)).map((s) => s.id) });
+    if (ended > 0) log.info({ ended }, 'terminators of deleted services or routers deleted by reconciliation');
+    return page.length < PAGE ? undefined : page.at(-1)!.id;
+  };
 }

@@ -87,6 +87,11 @@ export function createTerminatorRecords(db: Kysely<SessionDb>) {
       return (await db.selectFrom('terminators').selectAll().orderBy('id').execute()).map(toDomain);
     },
 
+    /** The next `limit` terminators after `after`, in id order (reconciliation reads in pages). */
+    async page(after: string, limit: number): Promise<Terminator[]> {
+      return (await db.selectFrom('terminators').selectAll().where('id', '>', after).orderBy('id').limit(limit).execute()).map(toDomain);
+    },
+
     /** Deletes the terminators of an owner; how many went (0 when already gone). */
     async deleteOf(owner: TerminatorOwner): Promise<number> {
       let q = db.deleteFrom('terminators');

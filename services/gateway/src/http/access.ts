@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZitiError, isZitiError } from '@edge/errors';
 import { MANAGEMENT_BASE } from '../routes/root.js';
 import { permits, routeRule } from './permissions.js';
+import { noteRequest } from './request-facts.js';
 import type { Principal, SessionCache } from './session-cache.js';
 
 export type Access = 'public' | 'partial' | 'session' | 'admin';
@@ -52,6 +53,8 @@ export async function authorize(req: FastifyRequest, access: Access, cache: Sess
     throw e;
   }
   const s = principal.apiSession!;
+  // Known from here on, so a refused request is logged with who made it.
+  noteRequest(req, { identityId: s.identityId, apiSessionId: s.id });
   if (access !== 'partial' && ((s.isMfaRequired && !s.isMfaComplete) || principal.isExtJwtPending)) throw new AuthRequired('mfa');
   if (access === 'admin' && !mayAdminister(req, principal)) throw new AuthRequired('forbidden');
   return principal;

@@ -1,16 +1,18 @@
 /**
  * The fastify instance: HTTPS with optional client certificates, the client API as the default
- * handler, 1 MiB bodies, the parsers the APIs need, request ids, and OpenZiti errors for
- * everything, down to requests the HTTP parser refuses.
+ * handler, 1 MiB bodies, the parsers the APIs need, request ids on every answer, an access log,
+ * CORS for browser consoles, and OpenZiti errors for everything, down to requests the HTTP parser refuses.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '@edge/logging';
-import { processMetrics } from '@edge/metrics';
+import { processMetrics, UNMATCHED_ROUTE } from '@edge/metrics';
 import { installBodyParsers } from './body.js';
-import { onClientError } from './client-error.js';
+import { createClientErrorHandler } from './client-error.js';
+import { createCors, installCors } from './cors.js';
 import { rewriteToDefaultApi } from './default-api.js';
 import { installErrorHandlers } from './errors.js';
+import { logAnswer, tagAnswer } from './request-log.js';
 import { installUrlInputGuard, onFrameworkError } from './url-input.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -26,34 +28,50 @@ export interface TlsMaterial {
   ca: string;
 }
 
-/** Builds the HTTPS app (routes are added by the caller). */
-export function createApp(tls: TlsMaterial, log: Logger): FastifyInstance {
+/**
+ * Records an answered request: its metrics, its access line and its audit event. `route` is the
+ * route pattern, or UNMATCHED_ROUTE when no route matched.
+ */
+function recordAnswer(req: FastifyRequest, reply: FastifyReply, route: string): void {
+  processMetrics().httpRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  if (req.method === 'POST' && AUTHENTICATE_ROUTE.test(route)) {
+    const method = String((req.query as { method?: unknown }).method);
+    processMetrics().authentication(AUTH_METHODS.has(method) ? method : 'other', reply.statusCode < 300 ? 'success' : 'failure');
+  }
+  logAnswer(req, reply, route);
+}
+
+/**
+ * Builds the HTTPS app (routes are added by the caller); pages of `corsAllowedOrigins` may call
+ * it from a browser (cors.ts).
+ */
+export function createApp(tls: TlsMaterial, log: Logger, corsAllowedOrigins: readonly string[]): FastifyInstance {
+  const cors = createCors(corsAllowedOrigins);
   const app = Fastify({
     https: { cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
     bodyLimit: BODY_LIMIT,
     loggerInstance: log,
-    // Per-request lines come from the onResponse hook below, at debug level.
+    // The access line comes from recordAnswer, at info, without the headers fastify would log.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: true },
     rewriteUrl: (req) => rewriteToDefaultApi(req.url ?? '/'),
-    frameworkErrors: onFrameworkError,
-    clientErrorHandler: onClientError,
+    // Answered before any hook runs: tagged, CORS-decorated and recorded here.
+    frameworkErrors: (err, req, reply) => {
+      reply.raw.once('finish', () => recordAnswer(req, reply, UNMATCHED_ROUTE));
+      tagAnswer(req, reply);
+      if (cors.decorate(req, reply)) return void (reply as FastifyReply).status(200).send();
+      onFrameworkError(err, req, reply);
+    },
+    clientErrorHandler: createClientErrorHandler(log),
   }) as unknown as FastifyInstance;
+  app.addHook('onRequest', async (req, reply) => tagAnswer(req, reply));
+  installCors(app, cors);
   installBodyParsers(app, BODY_LIMIT);
   installUrlInputGuard(app);
-  const metrics = processMetrics();
-  app.addHook('onResponse', async (req, reply) => {
-    // The route pattern, not the URL, so ids do not become label values.
-    const route = req.routeOptions.url ?? 'unmatched';
-    metrics.httpRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    if (req.method === 'POST' && AUTHENTICATE_ROUTE.test(route)) {
-      const method = String((req.query as { method?: unknown }).method);
-      metrics.authentication(AUTH_METHODS.has(method) ? method : 'other', reply.statusCode < 300 ? 'success' : 'failure');
-    }
-    req.log.debug({ method: req.method, url: req.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
+  // The route pattern, not the URL, so ids do not become label values.
+  app.addHook('onResponse', async (req, reply) => recordAnswer(req, reply, req.routeOptions.url ?? UNMATCHED_ROUTE));
   installErrorHandlers(app);
   return app;
 }

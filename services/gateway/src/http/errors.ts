@@ -8,6 +8,7 @@ import { ZitiError, isZitiError } from '@edge/errors';
 import { error as errorEnvelope } from '@edge/envelope';
 import { AuthRequired, wwwAuthenticate } from './access.js';
 import { createMethodIndex } from './methods.js';
+import { noteRequest } from './request-facts.js';
 import type { RouteEntry } from './route.js';
 
 const NOT_JSON = 'the body is not valid JSON';
@@ -41,6 +42,7 @@ function fromFastify(err: FastifyError): ZitiError | undefined {
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const ziti = isZitiError(err) ? err : fromFastify(err);
+    noteRequest(req, { errorCode: ziti?.code ?? 'UNHANDLED' });
     if (!ziti) {
       req.log.error({ err }, 'unhandled error');
       const e = new ZitiError('UNHANDLED');
@@ -67,12 +69,14 @@ export function installNotFoundHandler(app: FastifyInstance, registry: readonly 
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
     const allowed = index.allowed(req.url);
     if (allowed.length && !allowed.includes(req.method)) {
+      noteRequest(req, { errorCode: 'METHOD_NOT_ALLOWED' });
       reply.header('Allow', allowed.join(', '));
       return reply.status(405).send(errorEnvelope(new ZitiError('METHOD_NOT_ALLOWED'), req.id));
     }
     // the path as the client sent it, before the default-API rewrite
     const path = (req.originalUrl ?? req.url).split('?')[0];
     const e = new ZitiError('NOT_FOUND', { causeMessage: `no route for ${req.method} ${path}` });
+    noteRequest(req, { errorCode: e.code });
     return reply.status(404).send(errorEnvelope(e, req.id));
   });
 }

@@ -3,9 +3,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { context, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, isSpanContextValid, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { handleWithContext, type RequestContext } from '@edge/rpc';
 import { authorize, expiryHeaders, type Access } from './access.js';
+import { noteRequest } from './request-facts.js';
+import { TRACE_ID_HEADER } from './request-log.js';
 import type { Principal, SessionCache } from './session-cache.js';
 
 /** What a handler returns: a status and a body (already an envelope), plus optional headers. */
@@ -47,6 +49,12 @@ export interface RouterOptions {
   deadlineMs: number;
 }
 
+/** The id in a create's envelope (`{data: {id}}`), for the audit of the change. */
+function createdIdOf(body: unknown): string | undefined {
+  const id = (body as { data?: { id?: unknown } } | undefined)?.data?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
 /**
  * Registers routes with the session cache at hand; every route declared is also recorded in
  * `registry`, from which the served API documents are built.
@@ -61,6 +69,7 @@ export function createRouter(app: FastifyInstance, cache: SessionCache, registry
         ctx.actorId = principal?.apiSession?.identityId;
         return { principal, result: await handler(req, principal) };
       });
+      if (result.status === 201) noteRequest(req, { createdId: createdIdOf(result.body) });
       expiryHeaders(reply, principal);
       if (result.headers) reply.headers(result.headers);
       if (result.contentType) reply.type(result.contentType);
@@ -75,6 +84,12 @@ export function createRouter(app: FastifyInstance, cache: SessionCache, registry
         const parent = propagation.extract(context.active(), req.headers);
         const attributes = { 'http.request.method': method, 'http.route': url, 'edge.request_id': req.id };
         return tracer.startActiveSpan(`${method} ${url}`, { kind: SpanKind.SERVER, attributes }, parent, async (span) => {
+          const { traceId } = span.spanContext();
+          // Only a trace that is recorded, or the caller's own, can be looked up by its id.
+          if (isSpanContextValid(span.spanContext())) {
+            reply.header(TRACE_ID_HEADER, traceId);
+            noteRequest(req, { traceId });
+          }
           try {
             return await respond(req, reply);
           } catch (err) {

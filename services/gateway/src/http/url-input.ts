@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZitiError } from '@edge/errors';
 import { error as errorEnvelope } from '@edge/envelope';
+import { noteRequest } from './request-facts.js';
 
 const NUL = '\u0000';
 
@@ -41,6 +42,7 @@ export function onFrameworkError(err: FastifyError, req: FastifyRequest, reply: 
   const known = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH';
   if (!known) req.log.error({ err }, 'unhandled router error');
   const e = known ? noSuchEntity() : new ZitiError('UNHANDLED');
+  noteRequest(req, { errorCode: e.code });
   void reply.status(e.status).send(errorEnvelope(e, req.id));
 }
 

@@ -3,12 +3,13 @@
  */
 import type { Config } from '@edge/config';
 import { ok } from '@edge/envelope';
+import { buildInfo } from '@edge/metrics';
 import type { Clients } from '../clients.js';
 import type { Router } from '../http/route.js';
 
 export const CLIENT_BASE = '/edge/client/v1';
 export const MANAGEMENT_BASE = '/edge/management/v1';
-export const VERSION = '0.1.0';
+export { VERSION } from '@edge/metrics';
 
 /** Capabilities this controller really serves (OIDC_AUTH only once OIDC login exists). */
 export const CAPABILITIES: string[] = [];
@@ -17,11 +18,12 @@ export const CAPABILITIES: string[] = [];
 export function versionData(config: Config) {
   const base = `https://${config.http.advertisedAddress}`;
   const api = (path: string) => ({ v1: { path, version: '1', apiBaseUrls: [`${base}${path}`] } });
+  const build = buildInfo();
   return {
-    version: `v${VERSION}`,
-    revision: process.env.EDGE_REVISION ?? 'local',
-    buildDate: process.env.EDGE_BUILD_DATE ?? new Date(0).toISOString(),
-    runtimeVersion: process.version,
+    version: build.version,
+    revision: build.revision,
+    buildDate: build.buildDate,
+    runtimeVersion: build.nodeVersion,
     capabilities: CAPABILITIES,
     apiVersions: {
       edge: api(CLIENT_BASE),

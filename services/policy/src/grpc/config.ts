@@ -55,21 +55,28 @@ export function createConfigHandlers(deps: HandlerDeps) {
     async CreateConfigType(req: pb.CreateConfigTypeRequest__Output): Promise<pb.CreatedResponse> {
       const input = configTypeInput(req.fields);
       validateConfigType(input);
-      const created = await stores.configTypes.insert(newId(), input);
-      await events.publish('config-type', 'created', { id: created.id, name: created.name });
+      const created = await events.write(async (s, announce) => {
+        const c = await s.configTypes.insert(newId(), input);
+        await announce('config-type', 'created', { id: c.id, name: c.name });
+        return c;
+      });
       return { id: created.id };
     },
     async UpdateConfigType(req: pb.UpdateConfigTypeRequest__Output): Promise<pb.Empty> {
       const current = await stores.configTypes.get(req.id);
       const next = applyMask(current, configTypeInput(req.fields), req.updateMask, CONFIG_TYPE_KEYS);
       validateConfigType(next);
-      const updated = await stores.configTypes.update(req.id, next);
-      await events.publish('config-type', 'updated', { id: updated.id, name: updated.name });
+      await events.write(async (s, announce) => {
+        const updated = await s.configTypes.update(req.id, next);
+        await announce('config-type', 'updated', { id: updated.id, name: updated.name });
+      });
       return {};
     },
     async DeleteConfigType(req: pb.IdRequest__Output): Promise<pb.Empty> {
       const current = await stores.configTypes.get(req.id);
-      if (await stores.configTypes.delete(req.id)) await events.publish('config-type', 'deleted', { id: current.id, name: current.name });
+      await events.write(async (s, announce) => {
+        if (await s.configTypes.delete(req.id)) await announce('config-type', 'deleted', { id: current.id, name: current.name });
+      });
       return {};
     },
 
@@ -86,16 +93,21 @@ export function createConfigHandlers(deps: HandlerDeps) {
     async CreateConfig(req: pb.CreateConfigRequest__Output): Promise<pb.CreatedResponse> {
       const input = configInput(req.fields);
       validateConfig(input, await typeOf(deps, input.configTypeId));
-      const created = await stores.configs.insert(newId(), input);
-      await events.publish('config', 'created', { id: created.id, name: created.name });
+      const created = await events.write(async (s, announce) => {
+        const c = await s.configs.insert(newId(), input);
+        await announce('config', 'created', { id: c.id, name: c.name });
+        return c;
+      });
       return { id: created.id };
     },
     async UpdateConfig(req: pb.UpdateConfigRequest__Output): Promise<pb.Empty> {
       const current = await stores.configs.get(req.id);
       const next = applyMask(current, configInput(req.fields), req.updateMask, CONFIG_KEYS);
       validateConfig(next, await stores.configTypes.get(current.configTypeId));
-      const updated = await stores.configs.update(req.id, next);
-      await events.publish('config', 'updated', { id: updated.id, name: updated.name, serviceIds: await stores.configs.serviceIds(req.id) });
+      await events.write(async (s, announce) => {
+        const updated = await s.configs.update(req.id, next);
+        await announce('config', 'updated', { id: updated.id, name: updated.name, serviceIds: await s.configs.serviceIds(req.id) });
+      });
       return {};
     },
     async CheckConfigs(req: pb.CheckConfigsRequest__Output): Promise<pb.Empty> {
@@ -104,8 +116,10 @@ export function createConfigHandlers(deps: HandlerDeps) {
     },
     async DeleteConfig(req: pb.IdRequest__Output): Promise<pb.Empty> {
       const current = await stores.configs.get(req.id);
-      const { deleted, serviceIds } = await stores.configs.delete(req.id);
-      if (deleted) await events.publish('config', 'deleted', { id: current.id, name: current.name, serviceIds });
+      await events.write(async (s, announce) => {
+        const { deleted, serviceIds } = await s.configs.delete(req.id);
+        if (deleted) await announce('config', 'deleted', { id: current.id, name: current.name, serviceIds });
+      });
       return {};
     },
   };

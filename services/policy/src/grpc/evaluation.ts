@@ -3,11 +3,12 @@
  * and the configs of the requested types.
  */
 import { fieldError, notFound } from '@edge/errors';
+import { matchRolesCondition } from '@edge/roles';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { policy as pb } from '@edge/proto';
 import { postureQueries, type GrantingPolicy } from '../domain/evaluation.js';
 import type { Caller, GrantedService } from '../store/evaluation.js';
-import { SERVICE_FIELDS } from '../store/service.js';
+import { SERVICE_FIELDS, SERVICE_ROLE_COLUMNS } from '../store/service.js';
 import type { HandlerDeps } from './common.js';
 import { serviceToProto } from './service.js';
 
@@ -33,7 +34,7 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
   };
 
   /** The granting policies of a page, each with the posture checks its roles select. */
-  const grantingPolicies = async (granted: GrantedService[]): Promise<Map<string, GrantingPolicy>> => {
+  const grantingPolicies = async (granted: ReadonlyArray<Pick<GrantedService, 'policyIds'>>): Promise<Map<string, GrantingPolicy>> => {
     const ids = [...new Set(granted.flatMap((g) => g.policyIds))];
     const out = new Map<string, GrantingPolicy>();
     for (const p of await stores.evaluation.policies(ids)) {
@@ -66,7 +67,30 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
     return { services: await render(caller, items, req.configTypes, req.configOverrides), meta: listMeta(plan, total, SERVICE_FIELDS) };
   };
 
+  /**
+   * Many identities' grants among the services named for each, with the posture queries of the
+   * granting policies (read once for the whole request): sessions are re-evaluated in batches.
+   */
+  const getServiceGrants = async (req: pb.GetServiceGrantsRequest__Output): Promise<pb.GetServiceGrantsResponse> => {
+    const found = await Promise.all(req.queries.map(async (q) => {
+      const rows = await stores.evaluation.grantsAmong({ identityId: q.identityId, roleAttributes: q.roleAttributes }, q.serviceIds);
+      return rows.map((r) => ({ identityId: q.identityId, serviceId: r.id, permissions: r.permissions, policyIds: r.policy_ids }));
+    }));
+    const grants = found.flat();
+    const policies = await grantingPolicies(grants);
+    return {
+      grants: grants.map((g) => ({
+        identityId: g.identityId, serviceId: g.serviceId, permissions: g.permissions,
+        postureQueriesJson: JSON.stringify(postureQueries(g.policyIds.map((id) => policies.get(id)!).filter(Boolean))),
+      })),
+    };
+  };
+
   return {
+    GetServiceGrants: getServiceGrants,
+    async MatchServices(req: pb.MatchServicesRequest__Output): Promise<pb.MatchServicesResponse> {
+      return { ids: await stores.services.matchIds(matchRolesCondition(req, SERVICE_ROLE_COLUMNS)) };
+    },
     // The request names everything the answer depends on that this service does not own.
     ListServicesForIdentity: (req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> =>
       deps.serviceLists.through(JSON.stringify(req), () => listServicesForIdentity(req)),

@@ -10,7 +10,13 @@ import type { RoleSemantic } from '@edge/roles';
 import { parseJsonObject } from '../domain/entity.js';
 import { applyPolicyMask, validatePolicy, type Policy, type PolicyInput, type RoleField } from '../domain/policy.js';
 import { displayRoles, refsOf, resolveRoles, type NamedEntity } from '../domain/roles.js';
+import type { PolicyStores } from '../store/index.js';
 import type { PolicyScope, PolicyStore } from '../store/policy.js';
+
+const STORE_OF = {
+  'service-policy': 'servicePolicies', 'edge-router-policy': 'edgeRouterPolicies', 'service-edge-router-policy': 'serviceEdgeRouterPolicies',
+} as const;
+import { rolesOf } from '../events.js';
 import { storedToProto, type HandlerDeps } from './common.js';
 
 /** The fields every policy message has (`type` only for service policies). */
@@ -56,6 +62,8 @@ function lookups(deps: HandlerDeps): Record<RoleField, (refs: readonly string[])
 export function createPolicyHandlerSet(deps: HandlerDeps, store: PolicyStore) {
   const kind = store.table;
   const find = lookups(deps);
+  /** This kind's store among the stores of a write's transaction. */
+  const own = (s: PolicyStores): PolicyStore => s[STORE_OF[kind.subject]];
   const fields = store.fields;
 
   /** Validates the roles and rewrites `@name` references to `@id`. */
@@ -99,22 +107,34 @@ export function createPolicyHandlerSet(deps: HandlerDeps, store: PolicyStore) {
       return (await render([await store.get(id)]))[0]!;
     },
     async create(f: PolicyFieldsMessage | null) {
-      const created = await store.insert(newId(), await resolve(toInput(f, kind.roleFields)));
-      await deps.events.publish(kind.subject, 'created', { id: created.id, name: created.name });
+      const input = await resolve(toInput(f, kind.roleFields));
+      const created = await deps.events.write(async (s, announce) => {
+        const c = await own(s).insert(newId(), input);
+        await announce(kind.subject, 'created', { id: c.id, name: c.name, after: rolesOf(c) });
+        return c;
+      });
       return { id: created.id };
     },
     async update(id: string, f: PolicyFieldsMessage | null, mask: readonly string[]) {
       const current = await store.get(id);
       if (current.isSystem) throw new ZitiError('ENTITY_CAN_NOT_BE_UPDATED', { causeMessage: `${kind.entity} ${id} is a system policy, kept by the controller` });
-      const next = applyPolicyMask(kind, current, toInput(f, kind.roleFields), mask);
-      const updated = await store.update(id, await resolve(next));
-      await deps.events.publish(kind.subject, 'updated', { id: updated.id, name: updated.name });
+      const next = await resolve(applyPolicyMask(kind, current, toInput(f, kind.roleFields), mask));
+      await deps.events.write(async (s, announce) => {
+        // The roles as they are when the write takes its lock, not as read before the call.
+        const before = await own(s).get(id, { lock: true });
+        const updated = await own(s).update(id, next);
+        await announce(kind.subject, 'updated', { id: updated.id, name: updated.name, before: rolesOf(before), after: rolesOf(updated) });
+      });
       return {};
     },
     async delete(id: string) {
       const current = await store.get(id);
       if (current.isSystem) throw new ZitiError('ENTITY_CAN_NOT_BE_DELETED', { causeMessage: `${kind.entity} ${id} is a system policy, kept by the controller` });
-      if (await store.delete(id)) await deps.events.publish(kind.subject, 'deleted', { id: current.id, name: current.name });
+      await deps.events.write(async (s, announce) => {
+        // Gone meanwhile (a concurrent delete): NOT_FOUND, as the check above would have answered.
+        const before = await own(s).get(id, { lock: true });
+        if (await own(s).delete(id)) await announce(kind.subject, 'deleted', { id: before.id, name: before.name, before: rolesOf(before) });
+      });
       return {};
     },
   };

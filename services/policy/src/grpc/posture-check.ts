@@ -10,6 +10,8 @@ import {
   type PostureCheck, type PostureCheckInput,
 } from '../domain/posture-check.js';
 import { splitRoles } from '../domain/roles.js';
+import { rolesOf, type PolicyRoles } from '../events.js';
+import type { PolicyStores } from '../store/index.js';
 import { ROLE_ATTRIBUTE_FIELDS } from '../store/service.js';
 import { POSTURE_CHECK_FIELDS, POSTURE_CHECK_TYPE_FIELDS, type PostureCheckTypeRow } from '../store/posture-check.js';
 import { storedToProto, type HandlerDeps } from './common.js';
@@ -33,6 +35,15 @@ function input(f: pb.PostureCheckFields__Output | null): PostureCheckInput {
   };
 }
 
+/** The service policies whose posture check roles select the check with any of these attribute sets. */
+async function selectingPolicies(s: PolicyStores, id: string, ...attributeSets: string[][]): Promise<PolicyRoles[]> {
+  const byId = new Map<string, PolicyRoles>();
+  for (const attributes of attributeSets) {
+    for (const p of await s.servicePolicies.selecting({ prefix: 'posture_check', id, attributes })) byId.set(p.id, rolesOf(p));
+  }
+  return [...byId.values()];
+}
+
 export function createPostureCheckHandlers(deps: HandlerDeps) {
   const { stores, events } = deps;
   return {
@@ -53,8 +64,13 @@ export function createPostureCheckHandlers(deps: HandlerDeps) {
       const given = input(req.fields);
       const next = { ...given, data: normalizeData(given.typeId, given.data) };
       validatePostureCheck(next);
-      const created = await stores.postureChecks.insert(newId(), next);
-      await events.publish('posture-check', 'created', { id: created.id, name: created.name });
+      const created = await events.write(async (s, announce) => {
+        const c = await s.postureChecks.insert(newId(), next);
+        await announce('posture-check', 'created', {
+          id: c.id, name: c.name, roleAttributes: { after: c.roleAttributes }, servicePolicies: await selectingPolicies(s, c.id, c.roleAttributes),
+        });
+        return c;
+      });
       return { id: created.id };
     },
     async UpdatePostureCheck(req: pb.UpdatePostureCheckRequest__Output): Promise<pb.Empty> {
@@ -65,13 +81,21 @@ export function createPostureCheckHandlers(deps: HandlerDeps) {
       const next = applyMask(current, given, entityMask, POSTURE_CHECK_KEYS);
       next.data = normalizeData(current.typeId, mergeData(current.data, given.data, dataFields));
       validatePostureCheck(next);
-      const updated = await stores.postureChecks.update(req.id, next);
-      await events.publish('posture-check', 'updated', { id: updated.id, name: updated.name });
+      await events.write(async (s, announce) => {
+        const updated = await s.postureChecks.update(req.id, next);
+        await announce('posture-check', 'updated', {
+          id: updated.id, name: updated.name, roleAttributes: { before: current.roleAttributes, after: updated.roleAttributes },
+          servicePolicies: await selectingPolicies(s, updated.id, current.roleAttributes, updated.roleAttributes),
+        });
+      });
       return {};
     },
     async DeletePostureCheck(req: pb.IdRequest__Output): Promise<pb.Empty> {
       const current = await stores.postureChecks.get(req.id);
-      if (await stores.postureChecks.delete(req.id)) await events.publish('posture-check', 'deleted', { id: current.id, name: current.name });
+      await events.write(async (s, announce) => {
+        const servicePolicies = await selectingPolicies(s, current.id, current.roleAttributes);
+        if (await s.postureChecks.delete(req.id)) await announce('posture-check', 'deleted', { id: current.id, name: current.name, roleAttributes: { before: current.roleAttributes }, servicePolicies });
+      });
       return {};
     },
     async ListPostureCheckTypes(req: pb.ListPostureCheckTypesRequest__Output): Promise<pb.ListPostureCheckTypesResponse> {

@@ -88,21 +88,28 @@ export function createServiceHandlers(deps: HandlerDeps) {
     async CreateService(req: pb.CreateServiceRequest__Output): Promise<pb.CreatedResponse> {
       const input = serviceInput(req.fields);
       await check(input);
-      const created = await stores.services.insert(newId(), input);
-      await events.publish('service', 'created', { id: created.id, name: created.name });
+      const created = await events.write(async (s, announce) => {
+        const c = await s.services.insert(newId(), input);
+        await announce('service', 'created', { id: c.id, name: c.name, roleAttributes: { after: c.roleAttributes } });
+        return c;
+      });
       return { id: created.id };
     },
     async UpdateService(req: pb.UpdateServiceRequest__Output): Promise<pb.Empty> {
       const current = await stores.services.get(req.id);
       const next = applyMask(current, serviceInput(req.fields), req.updateMask, SERVICE_KEYS);
       await check(next);
-      const updated = await stores.services.update(req.id, next);
-      await events.publish('service', 'updated', { id: updated.id, name: updated.name });
+      await events.write(async (s, announce) => {
+        const updated = await s.services.update(req.id, next);
+        await announce('service', 'updated', { id: updated.id, name: updated.name, roleAttributes: { before: current.roleAttributes, after: updated.roleAttributes } });
+      });
       return {};
     },
     async DeleteService(req: pb.IdRequest__Output): Promise<pb.Empty> {
       const current = await stores.services.get(req.id);
-      if (await stores.services.delete(req.id)) await events.publish('service', 'deleted', { id: current.id, name: current.name });
+      await events.write(async (s, announce) => {
+        if (await s.services.delete(req.id)) await announce('service', 'deleted', { id: current.id, name: current.name, roleAttributes: { before: current.roleAttributes } });
+      });
       return {};
     },
     async ListServiceRoleAttributes(req: pb.ListRoleAttributesRequest__Output): Promise<pb.ListRoleAttributesResponse> {

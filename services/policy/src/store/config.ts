@@ -4,7 +4,7 @@
 import { sql, type Selectable } from 'kysely';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { Config, ConfigInput, ConfigRef } from '../domain/config.js';
-import { found, json, NOW, writeError, type ConfigsTable, type PolicyKysely } from './db.js';
+import { found, inTransaction, json, NOW, writeError, type ConfigsTable, type PolicyKysely } from './db.js';
 
 /** What a filter on `/configs` may read (OpenZiti: name, type, data, plus the entity fields). */
 export const CONFIG_FIELDS: FieldMap = {
@@ -83,7 +83,7 @@ export function createConfigStore(db: PolicyKysely) {
      * the services that used it, so their change can be published.
      */
     async delete(id: string): Promise<{ deleted: boolean; serviceIds: string[] }> {
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const users = await trx.selectFrom('service_configs').select('service_id').where('config_id', '=', id).execute();
         if (users.length > 0) {
           await trx.updateTable('services').set({ config_ids: sql`array_remove(config_ids, ${id}::text)`, updated_at: NOW })

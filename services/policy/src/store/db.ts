@@ -109,6 +109,14 @@ export function writeError(err: unknown, entity: string, name: string): never {
   throw err;
 }
 
+/**
+ * Runs `fn` in a transaction, or in the caller's when `db` already is one (stores built over the
+ * transaction of a write and its events, see events.ts).
+ */
+export function inTransaction<T>(db: PolicyKysely, fn: (trx: PolicyKysely) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
 /** Throws NOT_FOUND when a write touched no row. */
 export function found<T>(row: T | undefined, entity: string, id: string): T {
   if (!row) throw notFound(entity, id);

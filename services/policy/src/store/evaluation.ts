@@ -52,7 +52,8 @@ function withGrants(db: PolicyKysely, caller: Caller) {
       .groupBy('g.service_id')) as Kysely<Any>;
 }
 
-type GrantRow = { id: string; permissions: string[]; policy_ids: string[] };
+/** A granted service: its id, the policy types granting it and the policies. */
+export type GrantRow = { id: string; permissions: string[]; policy_ids: string[] };
 
 export function createEvaluationStore(db: PolicyKysely) {
   const services = createServiceStore(db);
@@ -89,6 +90,14 @@ export function createEvaluationStore(db: PolicyKysely) {
         .where('grants.service_id', '=', serviceId).executeTakeFirst() as GrantRow | undefined;
       if (!row) return undefined;
       return granted([row], await services.findMany([serviceId]))[0];
+    },
+
+    /** Which of `serviceIds` the caller may dial or bind, with the policy types and policies granting each. */
+    async grantsAmong(caller: Caller, serviceIds: readonly string[]): Promise<GrantRow[]> {
+      if (serviceIds.length === 0) return [];
+      return await withGrants(db, caller).selectFrom('grants')
+        .select(['grants.service_id as id', 'grants.permissions', 'grants.policy_ids'])
+        .where('grants.service_id', 'in', [...serviceIds]).execute() as GrantRow[];
     },
 
     /** Type and posture check roles of the given service policies. */

@@ -5,6 +5,7 @@ import { createConfigStore } from './config.js';
 import { createConfigTypeStore } from './config-type.js';
 import type { PolicyKysely } from './db.js';
 import { createEvaluationStore } from './evaluation.js';
+import { createIntegrityStore } from './integrity.js';
 import { createPolicyStore, EDGE_ROUTER_POLICY_TABLE, SERVICE_EDGE_ROUTER_POLICY_TABLE, SERVICE_POLICY_TABLE } from './policy.js';
 import { createPostureCheckStore } from './posture-check.js';
 import { createServiceStore } from './service.js';
@@ -19,6 +20,7 @@ export function createPolicyStores(db: PolicyKysely) {
     serviceEdgeRouterPolicies: createPolicyStore(db, SERVICE_EDGE_ROUTER_POLICY_TABLE),
     postureChecks: createPostureCheckStore(db),
     evaluation: createEvaluationStore(db),
+    integrity: createIntegrityStore(db),
   };
 }
 

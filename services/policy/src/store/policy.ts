@@ -97,9 +97,18 @@ export function createPolicyStore(typed: PolicyKysely, t: PolicyTable) {
       return { items: (rows as Row[]).map((r) => toDomain(t, r)), total };
     },
 
-    async get(id: string): Promise<Policy> {
-      const row = await db.selectFrom(t.table).selectAll().where('id', '=', id).executeTakeFirst();
-      return toDomain(t, found(row, t.entity, id));
+    /** With `lock`, the row stays locked until the transaction the store runs in ends (the roles before a write). */
+    async get(id: string, opts: { lock?: boolean } = {}): Promise<Policy> {
+      let q = db.selectFrom(t.table).selectAll().where('id', '=', id);
+      if (opts.lock) q = q.forUpdate();
+      return toDomain(t, found(await q.executeTakeFirst(), t.entity, id));
+    },
+
+    /** Every policy whose `prefix` roles select the entity (no paging: what a change may affect). */
+    async selecting(scope: PolicyScope): Promise<Policy[]> {
+      const rows = await db.selectFrom(`${t.table} as p`).selectAll()
+        .where(selects(scope.prefix, sql`${scope.id}::text`, sql`${scope.attributes}::text[]`)).orderBy('id').execute();
+      return rows.map((r) => toDomain(t, r));
     },
 
     /** `isSystem` (tables with system policies only): made and removed by the controller itself. */

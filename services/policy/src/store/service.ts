@@ -1,13 +1,13 @@
 /**
  * Queries of services and their configs.
  */
-import { sql, type Expression, type Selectable, type SqlBool, type Transaction } from 'kysely';
+import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
 import { inChunks } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import { roleCondition, type RoleColumns, type RoleSemantic } from '@edge/roles';
 import type { RoleSplit } from '../domain/roles.js';
 import type { Service, ServiceInput } from '../domain/service.js';
-import { found, json, listRoleAttributes, NOW, writeError, type PolicyDb, type PolicyKysely, type ServicesTable } from './db.js';
+import { found, inTransaction, json, listRoleAttributes, NOW, writeError, type PolicyDb, type PolicyKysely, type ServicesTable } from './db.js';
 
 /** What a filter on a role attribute list may read: the attribute itself, as `id` (as OpenZiti). */
 export const ROLE_ATTRIBUTE_FIELDS: FieldMap = { id: field.string('id') };
@@ -43,7 +43,7 @@ function toRow(i: ServiceInput) {
   };
 }
 
-async function linkConfigs(trx: Transaction<PolicyDb>, serviceId: string, configIds: readonly string[]): Promise<void> {
+async function linkConfigs(trx: PolicyKysely, serviceId: string, configIds: readonly string[]): Promise<void> {
   await trx.deleteFrom('service_configs').where('service_id', '=', serviceId).execute();
   if (configIds.length === 0) return;
   await trx.insertInto('service_configs')
@@ -95,7 +95,7 @@ export function createServiceStore(db: PolicyKysely) {
 
     async insert(id: string, input: ServiceInput): Promise<Service> {
       try {
-        await db.transaction().execute(async (trx) => {
+        await inTransaction(db, async (trx) => {
           await trx.insertInto('services').values({ id, ...toRow(input) }).execute();
           await linkConfigs(trx, id, input.configs);
         });
@@ -113,7 +113,7 @@ export function createServiceStore(db: PolicyKysely) {
 
     async update(id: string, input: ServiceInput): Promise<Service> {
       try {
-        await db.transaction().execute(async (trx) => {
+        await inTransaction(db, async (trx) => {
           const r = await trx.updateTable('services').set({ ...toRow(input), updated_at: NOW }).where('id', '=', id).executeTakeFirst();
           found(Number(r.numUpdatedRows) > 0 || undefined, 'service', id);
           await linkConfigs(trx, id, input.configs);
@@ -122,6 +122,11 @@ export function createServiceStore(db: PolicyKysely) {
         writeError(err, 'services', input.name);
       }
       return this.get(id);
+    },
+
+    /** Ids of the services a role condition selects. */
+    async matchIds(cond: Expression<SqlBool>): Promise<string[]> {
+      return (await db.selectFrom('services').select('id').where(cond).orderBy('id').execute()).map((r) => r.id);
     },
 
     /** The services any of several role lists selects; none when there are none. */

@@ -8,6 +8,7 @@ import { envInfo, parseBody, sdkInfo, z } from '@edge/schemas';
 import type { Clients } from '../../clients.js';
 import { sessionToken } from '../../http/access.js';
 import { clientCertError, clientCertPem } from '../../http/client-cert.js';
+import { noteRequest } from '../../http/request-facts.js';
 import type { Router } from '../../http/route.js';
 import type { SessionCache } from '../../http/session-cache.js';
 import { configTypeIds } from '../management/config-types/ids.js';
@@ -50,6 +51,7 @@ export function registerSessionRoutes(route: Router, base: string, clients: Clie
       remoteAddress: req.ip,
       bearerToken: bearerToken(req),
     });
+    noteRequest(req, { identityId: session.identityId, apiSessionId: session.id });
     return { body: ok(renderApiSession(session, session.token)), headers: { 'zt-session': session.token } };
   }, { body: authenticateBody });
 

@@ -1,0 +1,107 @@
+/**
+ * Periodic reconciliation ("react, then reconcile", STYLE.md principle 9, not only at start-up):
+ * what a lost or late event left behind is repaired within an interval. The cost is bounded: a
+ * run works in steps (a batch each) until a time budget is spent, and the next run continues
+ * where it stopped (the cursor is kept in the `reconciliations` table). One replica runs it per
+ * interval: a run claims the row of its name, and a claimed row is skipped by the others.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from '@edge/logging';
+import type { OutboxDatabase } from './tables.js';
+
+/** One bounded step: resumes after `cursor` (undefined: from the start); the next cursor, or undefined when the pass is complete. */
+export type ReconcileStep = (cursor: string | undefined) => Promise<string | undefined>;
+
+/** Options of {@link scheduleReconcile}. */
+export interface ReconcileOptions {
+  /** The service's database (its schema holds the `reconciliations` table). */
+  db: Kysely<any>;
+  /** Names the reconciliation (one row, one cursor). */
+  name: string;
+  step: ReconcileStep;
+  /** Time between runs, across every replica. */
+  intervalMs: number;
+  /** Steps of one run stop once this much time went (a step is never cut short). Default 5 s. */
+  budgetMs?: number;
+  log: Logger;
+}
+
+/** A scheduled reconciliation. */
+export interface Reconciliation {
+  /**
+   * Runs now unless another replica holds the claim: steps until the pass completes or the
+   * budget is spent. Resolves to whether this call ran it.
+   */
+  runNow(): Promise<boolean>;
+  /** Stops scheduling and waits for a running run. */
+  stop(): Promise<void>;
+}
+
+/** Schedules `step` every `intervalMs` (with jitter, so replicas do not wake together). */
+export function scheduleReconcile(opts: ReconcileOptions): Reconciliation {
+  const db = opts.db as Kysely<OutboxDatabase>;
+  const budgetMs = opts.budgetMs ?? 5_000;
+  // A run holds its claim this long at most; a replica that died mid-run frees it after that.
+  const holdMs = budgetMs * 2 + 60_000;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<boolean> | undefined;
+  let stopped = false;
+
+  /** The cursor to resume from when this replica won the claim, else null. */
+  async function claim(): Promise<{ cursor: string | undefined } | null> {
+    const row = await db.insertInto('reconciliations')
+      .values({ name: opts.name, claimed_until: sql<Date>`now() + ${holdMs} * interval '1 millisecond'` as never })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ claimed_until: (eb) => eb.ref('excluded.claimed_until') })
+        .where('reconciliations.claimed_until', '<', sql<Date>`now()`))
+      .returning('cursor').executeTakeFirst();
+    return row ? { cursor: row.cursor ?? undefined } : null;
+  }
+
+  /** Keeps the cursor and leaves the next run to whichever replica comes after the interval. */
+  async function release(cursor: string | undefined): Promise<void> {
+    await db.updateTable('reconciliations')
+      .set({ cursor: cursor ?? null, claimed_until: sql<Date>`now() + ${opts.intervalMs} * interval '1 millisecond'` as never })
+      .where('name', '=', opts.name).execute();
+  }
+
+  async function run(): Promise<boolean> {
+    const claimed = await claim();
+    if (!claimed) return false;
+    let cursor = claimed.cursor;
+    const until = Date.now() + budgetMs;
+    try {
+      do cursor = await opts.step(cursor);
+      while (cursor !== undefined && Date.now() < until && !stopped);
+    } finally {
+      await release(cursor);
+    }
+    return true;
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    const jitter = 0.75 + Math.random() * 0.5;
+    timer = setTimeout(() => {
+      running = run().catch((err: unknown) => {
+        opts.log.warn({ err, reconciliation: opts.name }, 'reconciliation failed, will run again');
+        return false;
+      }).finally(() => {
+        running = undefined;
+        schedule();
+      });
+    }, opts.intervalMs * jitter).unref();
+  }
+
+  schedule();
+  return {
+    async runNow() {
+      await running;
+      return run();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

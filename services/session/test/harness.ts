@@ -1,0 +1,187 @@
+/**
+ * Test harness: the session service on a real Postgres schema, a real NATS subject prefix and a
+ * real gRPC port, with small in-test identity, policy and auth services standing in for the
+ * owners of identities, grants and API sessions (the only things outside the process under
+ * test). The stand-ins record what they were asked, so tests see which identities a change made
+ * the service look at.
+ */
+import { randomBytes } from 'node:crypto';
+import { createNatsBus, type Bus } from '@edge/bus';
+import { loadConfig, schemaName } from '@edge/config';
+import { createDb, openConnection, type DbConnection } from '@edge/db';
+import type { EdgeService } from '@edge/lifecycle';
+import { notFound } from '@edge/errors';
+import { silentLogger } from '@edge/logging';
+import { dropTestPrefix, testPrefix, withTeardown } from '@edge/testing';
+import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers, type PolicyServiceHandlers } from '@edge/proto';
+import { createRpcServer, stubHandlers, type RpcServer } from '@edge/rpc';
+import type { Kysely } from 'kysely';
+import { createSessionService } from '../src/index.js';
+
+const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** A service policy as the stand-in policy service evaluates it. */
+export interface FakePolicy {
+  id: string;
+  type: 'Dial' | 'Bind';
+  semantic: 'AllOf' | 'AnyOf';
+  identityRoles: string[];
+  serviceRoles: string[];
+}
+
+/** What the stand-ins hold and what they were asked. */
+export interface World {
+  identities: Map<string, { roleAttributes: string[]; disabled?: boolean }>;
+  services: Map<string, { roleAttributes: string[] }>;
+  policies: FakePolicy[];
+  apiSessions: Set<string>;
+  /** Identity ids in every GetIdentities and GetServiceGrants call, in order. */
+  askedIdentities: string[];
+  /** GetServiceGrants calls. */
+  grantCalls: number;
+}
+
+/** Whether `roles` under `semantic` select an entity, as libs/roles compiles them to SQL. */
+export function selects(roles: readonly string[], semantic: string, id: string, attributes: readonly string[]): boolean {
+  if (roles.includes('#all') || roles.includes(`@${id}`)) return true;
+  const attrs = roles.filter((r) => r.startsWith('#')).map((r) => r.slice(1));
+  if (attrs.length === 0) return false;
+  return semantic === 'AllOf' ? attrs.every((a) => attributes.includes(a)) : attrs.some((a) => attributes.includes(a));
+}
+
+const quoted = (filter: string | undefined) => [...(filter ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+
+async function serve(world: World): Promise<{ addr: string; server: RpcServer }> {
+  const server = createRpcServer('stand-ins', silentLogger());
+  const identity = (id: string) => ({ id, name: id, roleAttributes: world.identities.get(id)!.roleAttributes, disabled: world.identities.get(id)!.disabled ?? false }) as never;
+  server.add<IdentityServiceHandlers>(contracts.identity(), stubHandlers<IdentityServiceHandlers>({
+    async GetIdentity(req) {
+      world.askedIdentities.push(req.id);
+      if (!world.identities.has(req.id)) throw notFound('identity', req.id);
+      return identity(req.id);
+    },
+    async GetIdentities(req) {
+      world.askedIdentities.push(...req.ids);
+      return { identities: req.ids.filter((id) => world.identities.has(id)).map(identity) };
+    },
+    async MatchIdentities(req) {
+      return { ids: [...world.identities].filter(([id, i]) => selects(req.roles, req.semantic, id, i.roleAttributes)).map(([id]) => id) };
+    },
+    async ListRouters() {
+      return { routers: [], meta: { totalCount: 0 } as never };
+    },
+  }));
+  /** The grant of one (identity, service), as the policy service answers it; undefined when none. */
+  const grantOf = (identityId: string, roleAttributes: readonly string[], serviceId: string) => {
+    const service = world.services.get(serviceId);
+    const granting = service ? world.policies.filter((p) => selects(p.identityRoles, p.semantic, identityId, roleAttributes)
+      && selects(p.serviceRoles, p.semantic, serviceId, service.roleAttributes)) : [];
+    if (granting.length === 0) return undefined;
+    const postureQueriesJson = JSON.stringify(granting.map((p) => ({ policyId: p.id, policyType: p.type, postureQueries: [] })));
+    return { identityId, serviceId, permissions: [...new Set(granting.map((p) => p.type))].sort(), postureQueriesJson };
+  };
+  server.add<PolicyServiceHandlers>(contracts.policy(), stubHandlers<PolicyServiceHandlers>({
+    async GetServiceGrants(req) {
+      world.grantCalls++;
+      const grants = req.queries.flatMap((q) => {
+        world.askedIdentities.push(q.identityId);
+        return q.serviceIds.flatMap((serviceId) => grantOf(q.identityId, q.roleAttributes, serviceId) ?? []);
+      });
+      return { grants };
+    },
+    // One (identity, service) per call: what re-evaluation asked before GetServiceGrants.
+    async GetServiceForIdentity(req) {
+      world.grantCalls++;
+      world.askedIdentities.push(req.identityId);
+      const g = grantOf(req.identityId, req.roleAttributes, req.serviceId);
+      if (!g) throw notFound('service', req.serviceId);
+      return { id: req.serviceId, name: req.serviceId, permissions: g.permissions, postureQueriesJson: g.postureQueriesJson } as never;
+    },
+    async MatchServices(req) {
+      return { ids: [...world.services].filter(([id, s]) => selects(req.roles, req.semantic, id, s.roleAttributes)).map(([id]) => id) };
+    },
+    async ListServices(req) {
+      const services = quoted(req.query?.filter).filter((id) => world.services.has(id)).map((id) => ({ id, name: id }) as never);
+      return { services, meta: { totalCount: services.length } as never };
+    },
+    async ListPostureChecks() {
+      return { postureChecks: [], meta: { totalCount: 0 } as never };
+    },
+  }));
+  server.add<AuthServiceHandlers>(contracts.auth(), stubHandlers<AuthServiceHandlers>({
+    async GetApiSession(req) {
+      if (!world.apiSessions.has(req.id)) throw notFound('apiSession', req.id);
+      return { id: req.id, isMfaRequired: false, isMfaComplete: false, updatedAt: new Date().toISOString() } as never;
+    },
+    async ListApiSessions(req) {
+      const apiSessions = quoted(req.query?.filter).filter((id) => world.apiSessions.has(id))
+        .map((id) => ({ id, isMfaRequired: false, isMfaComplete: false, updatedAt: new Date().toISOString() }) as never);
+      return { apiSessions, meta: { totalCount: apiSessions.length } as never };
+    },
+  }));
+  const port = await server.listen('127.0.0.1:0');
+  server.setServing(true);
+  return { addr: `127.0.0.1:${port}`, server };
+}
+
+/** Everything one test file works with. */
+export interface Harness {
+  world: World;
+  bus: Bus;
+  /** Raw access to the session schema, to seed sessions and look at them. */
+  db: Kysely<any>;
+  /** Adds a Dial session of `identityId` for `serviceId` on a new API session; its id. */
+  addSession(identityId: string, serviceId: string): Promise<string>;
+  /** The ids of the sessions that remain, sorted. */
+  sessionIds(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh schema, subject prefix and stand-ins, and the session service started on them. A set-up
+ * that fails half-way removes what it made; `close` removes everything (schema, stream).
+ */
+export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const prefix = testPrefix();
+  const world: World = { identities: new Map(), services: new Map(), policies: [], apiSessions: new Set(), askedIdentities: [], grantCalls: 0 };
+  return withTeardown(async (teardown) => {
+    const fakes = await serve(world);
+    teardown.add(() => fakes.server.stop(100));
+    teardown.add(() => dropTestPrefix({ databaseUrl: DATABASE_URL, natsUrl: NATS_URL }, prefix));
+    const config = loadConfig({
+      EDGE_DATABASE_URL: DATABASE_URL, EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`, EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
+      EDGE_IDENTITY_GRPC_ADDR: fakes.addr, EDGE_POLICY_GRPC_ADDR: fakes.addr, EDGE_AUTH_GRPC_ADDR: fakes.addr, EDGE_PKI_GRPC_ADDR: fakes.addr,
+      EDGE_GRPC_DEADLINE_MS: '5000', EDGE_SHUTDOWN_GRACE_MS: '500', EDGE_DATA_DIR: '/tmp', ...env,
+    });
+    const conn: DbConnection = await openConnection({ url: DATABASE_URL });
+    teardown.add(() => conn.close());
+    const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `${prefix}.` });
+    teardown.add(() => bus.close());
+    const service: EdgeService = createSessionService({ config, conn, bus, log: silentLogger() });
+    teardown.add(() => service.stop());
+    await service.start();
+    const db = createDb<any>(conn, schemaName(config, 'session'));
+    teardown.add(() => db.destroy());
+    return harness(world, bus, db, () => teardown.run());
+  });
+}
+
+function harness(world: World, bus: Bus, db: Kysely<any>, close: () => Promise<void>): Harness {
+  return {
+    world, bus, db, close,
+    async addSession(identityId, serviceId) {
+      const id = `s-${randomBytes(6).toString('hex')}`;
+      const apiSessionId = `a-${randomBytes(6).toString('hex')}`;
+      world.apiSessions.add(apiSessionId);
+      await db.insertInto('sessions').values({
+        id, token: randomBytes(16).toString('hex'), api_session_id: apiSessionId, identity_id: identityId, service_id: serviceId,
+        service_name: serviceId, type: 'Dial', service_policy_ids: [], tags: '{}',
+      }).execute();
+      return id;
+    },
+    async sessionIds() {
+      return (await db.selectFrom('sessions').select('id').orderBy('id').execute()).map((r: { id: string }) => r.id);
+    },
+  };
+}
