@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_NAMES } from '@edge/config';
@@ -13,6 +14,20 @@ let proc: ChildProcess;
 let http: HttpClient;
 let output = '';
 let metricsBase = 0;
+let readyProbe = 0;
+
+/** The pid of the launcher's child running `script` (a path fragment), from /proc. */
+function childPid(parent: number, script: string): number | undefined {
+  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(script)) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
 
 async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -56,17 +71,12 @@ beforeAll(async () => {
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
   const base = `https://127.0.0.1:${port}`;
+  await until(async () => (output.includes('edge controller ready at') ? true : undefined), 120_000);
+  // Ready means every service answers: an unknown session token is a 401 from the auth service
+  // at once (the gateway alone would answer 503), and the CA comes from the pki service.
   const bare = createHttpClient({ baseUrl: base });
-  const ca = await until(async () => {
-    const r = await bare.get('/edge/client/v1/version', { skipValidation: true });
-    return r.status === 200 ? (await bare.get('/.well-known/est/cacerts')).text : undefined;
-  }, 90_000);
-  // The gateway answers before the services behind it are up; an unknown session token is a 401
-  // once the auth service (which starts after the identity service) answers, a 503 before.
-  await until(async () => {
-    const r = await bare.get('/edge/client/v1/current-identity', { skipValidation: true, headers: { 'zt-session': 'probe' } });
-    return r.status === 401 ? true : undefined;
-  }, 90_000);
+  readyProbe = (await bare.get('/edge/client/v1/current-identity', { skipValidation: true, headers: { 'zt-session': 'probe' } })).status;
+  const ca = (await bare.get('/.well-known/est/cacerts')).text;
   bare.close();
   expect(ca.length).toBeGreaterThan(100);
   http = createHttpClient({ baseUrl: base, validator: loadSpecValidator() });
@@ -83,6 +93,11 @@ afterAll(async () => {
 });
 
 describe('npm run start:cluster (a process per service, replicas balanced)', () => {
+  it('says it is ready only once every service answers, and where the admin password comes from', () => {
+    expect(readyProbe).toBe(401);
+    expect(output).toContain('admin "admin", password from EDGE_ADMIN_PASSWORD');
+  });
+
   it('serves login and identity CRUD through replicated services', async () => {
     const login = await http.post('/edge/management/v1/authenticate?method=password', { body: { username: 'admin', password: 'cluster-admin-pw' }, expectStatus: 200 });
     const token = login.body.data.token;
@@ -118,9 +133,49 @@ describe('npm run start:cluster (a process per service, replicas balanced)', () 
     expect(identityCalls).toBeGreaterThanOrEqual(13);
   });
 
-  it('stops every process on SIGTERM', async () => {
+  it('restarts a service killed under load, and the gateway uses it again within seconds', async () => {
+    const token = (await http.post('/edge/management/v1/authenticate?method=password', { body: { username: 'admin', password: 'cluster-admin-pw' }, expectStatus: 200 })).body.data.token;
+    const pid = childPid(proc.pid!, 'services/policy/dist/main.js');
+    expect(pid).toBeDefined();
+    // Load while it goes: service lists need the policy service.
+    let stop = false;
+    const statuses: number[] = [];
+    const load = (async () => {
+      while (!stop) statuses.push((await http.get('/edge/management/v1/services?limit=5', { session: token, skipValidation: true })).status);
+    })();
+    await new Promise((r) => setTimeout(r, 300));
+    const killedAt = Date.now();
+    process.kill(pid!, 'SIGKILL');
+    await until(async () => {
+      const again = childPid(proc.pid!, 'services/policy/dist/main.js');
+      if (again === undefined || again === pid) return undefined;
+      const r = await http.get('/edge/management/v1/services?limit=5', { session: token });
+      return r.status === 200 ? true : undefined;
+    }, 20_000);
+    const backMs = Date.now() - killedAt;
+    stop = true;
+    await load;
+    process.stdout.write(`policy service killed with SIGKILL: answering again after ${backMs} ms; statuses during the outage: ${JSON.stringify(countBy(statuses))}\n`);
+    expect(backMs).toBeLessThan(10_000);
+    expect(output).toMatch(/policy-0 exited \(SIGKILL\); restarting in \d+ ms/);
+    // The outage is answered honestly: 200 or 503 UNAVAILABLE, never a 500.
+    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+  }, 40_000);
+
+  it('stops every process on SIGTERM, restarting none', async () => {
+    const children = ['gateway', 'auth', 'pki', 'identity', 'policy', 'session'].map((s) => childPid(proc.pid!, `services/${s}/dist/main.js`));
+    expect(children.every((c) => c !== undefined)).toBe(true);
+    const before = output.length;
     const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
     proc.kill('SIGTERM');
     expect(await exited).toBe(0);
+    for (const pid of children) expect(() => process.kill(pid!, 0), `pid ${pid}`).toThrow();
+    expect(output.slice(before)).not.toContain('restarting in');
   });
 });
+
+function countBy(values: number[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of values) out[v] = (out[v] ?? 0) + 1;
+  return out;
+}

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@edge/config';
 import { silentLogger } from '@edge/logging';
-import { importDataset, type Dataset } from '@edge/launcher';
+import { importDataset, rowCount, type Dataset } from '@edge/launcher';
 import { useController, type ControllerFixture } from './support/controller.js';
 import { TEST_DATABASE_URL } from './support/infra.js';
 
@@ -60,5 +60,22 @@ describe('bulk import', () => {
       .rejects.toMatchObject({ fieldCause: { field: 'identities[0].roleAttributes' } });
     expect(await count('identities', 'name contains "imp-bad"')).toBe(before);
     expect(await count('services', 'name contains "imp-bad"')).toBe(0);
+  });
+});
+
+describe('bulk import progress', () => {
+  it('reports every row written, chunk by chunk, up to the total the progress line shows', async () => {
+    const data: Dataset = {
+      identities: Array.from({ length: 1_200 }, (_, i) => ({ name: `imp-prog-${i}`, ...(i < 3 ? { password: `imp-prog-pw-${i}` } : {}) })),
+      services: Array.from({ length: 700 }, (_, i) => ({ name: `imp-prog-svc-${i}` })),
+    };
+    const reports: number[] = [];
+    await importDataset(
+      loadConfig({ EDGE_DATABASE_URL: TEST_DATABASE_URL, EDGE_DATABASE_SCHEMA_PREFIX: `${f.c.prefix}_`, EDGE_DATA_DIR: f.c.dataDir }), data, silentLogger(),
+      { onRows: (n) => reports.push(n) },
+    );
+    // identities in chunks of 500, then the passwords, then the services
+    expect(reports).toEqual([500, 500, 200, 3, 500, 200]);
+    expect(reports.reduce((a, b) => a + b, 0)).toBe(rowCount(data));
   });
 });

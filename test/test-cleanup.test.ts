@@ -38,9 +38,10 @@ describe.skipIf(TEST_BACKEND === 'embedded')('a test set-up that fails half-way'
 
   it('leaves no schema, stream or data directory when the controller cannot start', async () => {
     const prefix = uniquePrefix();
-    // Every service migrates its schema and the bus makes the stream before the gateway
-    // finds its port taken.
-    await expect(startTestController({ prefix, env: { EDGE_HTTP_ADDR: `127.0.0.1:${port}` } })).rejects.toThrow(/EADDRINUSE/);
+    // The bus makes the stream and the services before it migrate their schemas before the
+    // session service, last to start, finds its port taken (a taken HTTPS port is found before
+    // anything starts).
+    await expect(startTestController({ prefix, env: { EDGE_SESSION_GRPC_ADDR: `127.0.0.1:${port}` } })).rejects.toThrow(/EADDRINUSE/);
     expect(await leftovers(prefix)).toEqual({ schemas: [], stream: false, dirs: [] });
   });
 

@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, schemaName, SERVICE_NAMES, type ServiceName } from '@edge/config';
+import { loadConfig, schemaName, type ServiceName } from '@edge/config';
 import { executeSql } from '@edge/db';
 import { silentLogger, type Logger } from '@edge/logging';
 import { startStandalone, type RunningController } from '@edge/launcher';
 import { createHttpClient, loadSpecValidator, TEST_DIR_PREFIX, withTeardown, type HttpClient } from '@edge/testing';
-import { freePort, TEST_DATABASE_URL, TEST_NATS_URL, uniquePrefix } from './infra.js';
+import { TEST_DATABASE_URL, TEST_NATS_URL, uniquePrefix } from './infra.js';
 import { cleanupPrefix } from './cleanup.js';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
@@ -79,7 +79,7 @@ export async function startTestController(opts: TestControllerOptions = {}): Pro
       env.EDGE_NATS_SUBJECT_PREFIX = `${prefix}.`;
       teardown.add(() => cleanupPrefix(prefix));
     }
-    for (const s of SERVICE_NAMES) env[`EDGE_${s.toUpperCase()}_GRPC_ADDR`] ??= `127.0.0.1:${await freePort()}`;
+    // No EDGE_<SERVICE>_GRPC_ADDR: the services bind ports the OS picks, as npm start does.
     const config = loadConfig(env);
     // Before anything starts: without the specs there is nothing to check answers against.
     const validator = loadSpecValidator();

@@ -1,12 +1,14 @@
 /**
  * A local cluster: every service (with EDGE_REPLICAS_<SERVICE> replicas each) and the gateway
  * as separate processes against real Postgres and NATS, the same topology the Helm chart
- * deploys. Replicas of a service listen on consecutive ports; clients balance over them.
+ * deploys. Replicas of a service listen on consecutive ports; clients balance over them. A
+ * process that dies is started again (supervisor.ts), as Kubernetes restarts a pod.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { DEFAULT_GRPC_PORTS, SERVICE_NAMES, type ServiceName } from '@edge/config';
+import type { Logger } from '@edge/logging';
+import { createSupervisor, type Backoff } from './supervisor.js';
 
 export interface ClusterOptions {
   env: Record<string, string | undefined>;
@@ -19,7 +21,10 @@ export interface ClusterOptions {
    * serves on that port, service n's replica r on port + 1 + 10·n + r.
    */
   metricsAddr?: string;
-  onExit?: (name: string, code: number | null) => void;
+  log: Logger;
+  /** Restart timing of processes that exit (default supervisor.ts DEFAULT_BACKOFF). */
+  backoff?: Backoff;
+  onExit?: (name: string, code: number | null, signal: NodeJS.Signals | null) => void;
 }
 
 const require = createRequire(import.meta.url);
@@ -34,20 +39,21 @@ export function replicaTarget(ports: number[]): string {
   return ports.length === 1 ? `127.0.0.1:${ports[0]}` : `ipv4:${ports.map((p) => `127.0.0.1:${p}`).join(',')}`;
 }
 
-/** Starts the processes; resolves with a stop function once they are spawned. */
-export function startCluster(opts: ClusterOptions) {
-  const base = opts.basePort ?? DEFAULT_GRPC_PORTS.auth;
-  const ports = Object.fromEntries(
-    SERVICE_NAMES.map((name, n) => [name, Array.from({ length: Math.max(1, opts.replicas[name] ?? 1) }, (_, r) => base + 10 * n + r)]),
+/** The gRPC ports of each service's replicas: service n's replica r on base + 10·n + r. */
+export function clusterPorts(replicas: Partial<Record<ServiceName, number>>, base: number = DEFAULT_GRPC_PORTS.auth): Record<ServiceName, number[]> {
+  return Object.fromEntries(
+    SERVICE_NAMES.map((name, n) => [name, Array.from({ length: Math.max(1, replicas[name] ?? 1) }, (_, r) => base + 10 * n + r)]),
   ) as Record<ServiceName, number[]>;
+}
+
+/** Starts the processes under supervision; returns once they are spawned (not yet ready: see ready.ts). */
+export function startCluster(opts: ClusterOptions) {
+  const ports = clusterPorts(opts.replicas, opts.basePort);
   const targets = Object.fromEntries(SERVICE_NAMES.map((s) => [`EDGE_${s.toUpperCase()}_GRPC_ADDR`, replicaTarget(ports[s])]));
   const metrics = metricsAddrs(opts.metricsAddr, ports);
-  const children: ChildProcess[] = [];
+  const supervisor = createSupervisor({ log: opts.log, backoff: opts.backoff, onExit: opts.onExit });
   const run = (name: string, script: string, extra: Record<string, string>) => {
-    const env: Record<string, string | undefined> = { ...opts.env, ...targets, ...extra, EDGE_METRICS_ADDR: metrics.get(name) };
-    const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('exit', (code) => opts.onExit?.(name, code));
-    children.push(child);
+    supervisor.run(name, script, { ...opts.env, ...targets, ...extra, EDGE_METRICS_ADDR: metrics.get(name) });
   };
   for (const s of SERVICE_NAMES) {
     ports[s].forEach((port, r) => run(`${s}-${r}`, mainOf(`@edge/${s}`), { EDGE_GRPC_LISTEN_ADDR: `127.0.0.1:${port}` }));
@@ -57,14 +63,10 @@ export function startCluster(opts: ClusterOptions) {
     ports,
     /** Process name (`gateway`, `<service>-<replica>`) → its /metrics address, when enabled. */
     metrics,
-    children,
-    async stop(graceMs = 10_000) {
-      const exits = children.filter((c) => c.exitCode === null).map((c) => new Promise((r) => c.once('exit', r)));
-      for (const c of children) c.kill('SIGTERM');
-      const timer = setTimeout(() => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')), graceMs);
-      await Promise.all(exits);
-      clearTimeout(timer);
-    },
+    /** The supervised processes (`gateway`, `<service>-<replica>`). */
+    processes: () => supervisor.processes(),
+    /** Stops every process (SIGTERM, SIGKILL after `graceMs`); nothing is restarted. */
+    stop: (graceMs = 10_000) => supervisor.stop(graceMs),
   };
 }
 

@@ -1,3 +1,3 @@
 export { startStandalone, type RunningController } from './standalone.js';
 export { startCluster, replicaTarget, type ClusterOptions } from './cluster.js';
-export { importDataset, type Dataset, type ImportedIds } from './import.js';
+export { importDataset, rowCount, type Dataset, type ImportedIds, type ImportOptions } from './import.js';

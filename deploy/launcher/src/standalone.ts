@@ -1,10 +1,14 @@
 /**
- * The whole controller in one process: every service behind its own gRPC server on loopback,
- * one database connection (PGlite under the data dir unless a URL is given) and one bus
- * (in-process unless a NATS URL is given).
+ * The whole controller in one process: every service behind its own gRPC server on loopback
+ * (on ports the OS picks, unless EDGE_<SERVICE>_GRPC_ADDR says), one database connection
+ * (PGlite under the data dir unless a URL is given) and one bus (in-process unless a NATS URL
+ * is given).
  */
+import { randomUUID } from 'node:crypto';
 import { SERVICE_NAMES, type Config, type ServiceName } from '@edge/config';
 import { openInfra, openMetricsEndpoint, type EdgeService, type Infra, type ServiceContext } from '@edge/lifecycle';
+import { localTarget } from '@edge/rpc';
+import { checkHttpAddress } from './ports.js';
 import type { DbConnection } from '@edge/db';
 import type { Logger } from '@edge/logging';
 import { createAuthService } from '@edge/auth';
@@ -44,6 +48,8 @@ export interface RunningController {
 /** Starts every service and the gateway in this process. */
 export async function startStandalone(config: Config, log: Logger): Promise<RunningController> {
   if (SERVICE_NAMES.length !== START_ORDER.length) throw new Error('a service is missing from the start order');
+  // Before anything is created (the admin, the CA): the HTTPS port is the one most often taken.
+  await checkHttpAddress(config);
   // One endpoint for the process: every service's gRPC series and the gateway's HTTP series.
   const metrics = await openMetricsEndpoint(config, log);
   let infra: Infra;
@@ -54,8 +60,7 @@ export async function startStandalone(config: Config, log: Logger): Promise<Runn
     throw err;
   }
   const started: EdgeService[] = [];
-  // Each service listens on its own target address; listenAddr would put them all on one port.
-  const svcConfig: Config = { ...config, grpc: { ...config.grpc, listenAddr: undefined } };
+  const svcConfig = standaloneConfig(config);
   try {
     for (const name of START_ORDER) {
       const service = FACTORIES[name]({ config: svcConfig, conn: infra.conn, bus: infra.bus, log });
@@ -86,4 +91,17 @@ export async function startStandalone(config: Config, log: Logger): Promise<Runn
     await metrics?.close();
     throw err;
   }
+}
+
+/**
+ * The configuration the services of one standalone process run with: each service listens on
+ * its own target (EDGE_GRPC_LISTEN_ADDR would put them all on one port), and a service without
+ * EDGE_<SERVICE>_GRPC_ADDR on an in-process target, a port the OS picks, so that two controllers
+ * on one host do not collide on fixed ports.
+ */
+function standaloneConfig(config: Config): Config {
+  const instance = randomUUID().slice(0, 8);
+  const targets = { ...config.grpc.targets };
+  for (const s of config.grpc.defaultTargets) targets[s] = localTarget(`${instance}/${s}`);
+  return { ...config, grpc: { ...config.grpc, listenAddr: undefined, targets } };
 }

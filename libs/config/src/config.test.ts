@@ -70,3 +70,56 @@ describe('the advertised address', () => {
   });
 });
 
+describe('messages about bad settings', () => {
+  it('rejects a port above 65535 in every address variable, naming the variable and its value', () => {
+    for (const variable of ['EDGE_HTTP_ADDR', 'EDGE_ADVERTISED_ADDRESS', 'EDGE_GRPC_LISTEN_ADDR', 'EDGE_METRICS_ADDR', 'EDGE_IDENTITY_GRPC_ADDR']) {
+      expect(() => loadConfig({ [variable]: '127.0.0.1:99999' }), variable).toThrow(`${variable} "127.0.0.1:99999": port must be 0-65535`);
+    }
+    expect(() => loadConfig({ EDGE_POLICY_GRPC_ADDR: 'ipv4:127.0.0.1:50054,127.0.0.1:70000' })).toThrow(/EDGE_POLICY_GRPC_ADDR .*port must be 0-65535/);
+    expect(loadConfig({ EDGE_HTTP_ADDR: '127.0.0.1:65535', EDGE_POLICY_GRPC_ADDR: 'dns:///policy:50054' }).http.addr).toBe('127.0.0.1:65535');
+  });
+
+  it('is one line naming each variable at fault with its value', () => {
+    const err = (() => {
+      try {
+        loadConfig({ EDGE_HTTP_ADDR: 'nonsense', EDGE_LOG_LEVEL: 'loud' });
+      } catch (e) {
+        return e as Error;
+      }
+      throw new Error('no error');
+    })();
+    expect(err.message).not.toContain('\n');
+    expect(err.message).toContain('EDGE_HTTP_ADDR "nonsense": expected host:port');
+    expect(err.message).toContain('EDGE_LOG_LEVEL "loud"');
+  });
+
+  it('never shows a secret: passwords and keys are hidden, the password of a URL masked', () => {
+    const messageOf = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error('no error');
+    };
+    const pw = messageOf({ EDGE_ADMIN_PASSWORD: 'abc' });
+    expect(pw).toContain('EDGE_ADMIN_PASSWORD (value hidden)');
+    expect(pw).not.toContain('abc');
+    const url = messageOf({ EDGE_DATABASE_URL: 'postgres://edge:s3cr3t@db host/x' });
+    expect(url).toContain('EDGE_DATABASE_URL "postgres://edge:***@db host/x"');
+    expect(url).not.toContain('s3cr3t');
+    expect(messageOf({ EDGE_NATS_URL: 'http://u:hunter2@nats:4222' })).toMatch(/EDGE_NATS_URL "http:\/\/u:\*\*\*@nats:4222": expected nats:\/\//);
+  });
+
+  it('accepts the NATS server lists nats.js takes', () => {
+    for (const url of ['nats://127.0.0.1:4222', 'nats://a:4222,nats://b:4222', 'tls://u:p@nats.example.com:4222', 'nats:4222']) {
+      expect(loadConfig({ EDGE_NATS_URL: url }).nats.url, url).toBe(url);
+    }
+  });
+
+  it('takes the log format from EDGE_LOG_FORMAT, leaving it to the terminal when unset', () => {
+    expect(loadConfig({}).log.format).toBeUndefined();
+    expect(loadConfig({ EDGE_LOG_FORMAT: 'json' }).log.format).toBe('json');
+    expect(() => loadConfig({ EDGE_LOG_FORMAT: 'xml' })).toThrow(/EDGE_LOG_FORMAT "xml"/);
+  });
+});

@@ -18,13 +18,22 @@ export const DEFAULT_GRPC_PORTS: Record<ServiceName, number> = {
   session: 50055,
 };
 
-const addr = z.string().regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'expected host:port');
+const addr = z
+  .string()
+  .regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'expected host:port')
+  .refine((a) => Number(a.slice(a.lastIndexOf(':') + 1)) <= 65_535, 'port must be 0-65535');
 /** A gRPC target: host:port, or any grpc-js target URI (dns:///svc:50051, ipv4:a:1,b:2). */
-const target = z.string().min(3);
+const target = z
+  .string()
+  .min(3)
+  .refine((t) => [...t.matchAll(/:(\d+)(?=,|$)/g)].every((m) => Number(m[1]) <= 65_535), 'port must be 0-65535');
 const list = z
   .string()
   .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
-const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** Comma-separated NATS servers: nats://, tls://, ws:// or wss:// URLs, or host:port. */
+const natsServers = z
+  .string()
+  .refine((s) => s.split(',').every((u) => /^(nats|tls|wss?):\/\/[^\s/]+\/?$|^[^\s:/]+(:\d{1,5})?$/.test(u.trim())), 'expected nats://host:port (comma-separated for several servers)');
 /** `*`, or web origins as browsers send them in `Origin` (`https://console.example:8443`, no path). */
 const origins = list.refine(
   (xs) => xs.length > 0 && xs.every((o) => o === '*' || isOrigin(o)),
@@ -36,7 +45,7 @@ const schema = z.object({
   EDGE_DATABASE_URL: z.string().url().optional(),
   EDGE_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   EDGE_DATABASE_SCHEMA_PREFIX: z.string().regex(/^[a-z_][a-z0-9_]*$|^$/).default(''),
-  EDGE_NATS_URL: z.string().optional(),
+  EDGE_NATS_URL: natsServers.optional(),
   EDGE_NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+\.$|^$/, 'letters, digits, _ or - followed by a dot').default(''),
   EDGE_HTTP_ADDR: addr.default('127.0.0.1:1280'),
   EDGE_ADVERTISED_ADDRESS: addr.optional(),
@@ -52,13 +61,13 @@ const schema = z.object({
   EDGE_AUTH_RATE_LIMIT_PER_USERNAME: z.coerce.number().int().min(1).max(1_000_000).default(20),
   EDGE_GRPC_LISTEN_ADDR: addr.optional(),
   EDGE_GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  EDGE_AUTH_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.auth}`),
-  EDGE_PKI_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.pki}`),
-  EDGE_IDENTITY_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.identity}`),
-  EDGE_POLICY_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.policy}`),
-  EDGE_SESSION_GRPC_ADDR: target.default(`127.0.0.1:${DEFAULT_GRPC_PORTS.session}`),
+  EDGE_AUTH_GRPC_ADDR: target.optional(),
+  EDGE_PKI_GRPC_ADDR: target.optional(),
+  EDGE_IDENTITY_GRPC_ADDR: target.optional(),
+  EDGE_POLICY_GRPC_ADDR: target.optional(),
+  EDGE_SESSION_GRPC_ADDR: target.optional(),
   EDGE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  EDGE_LOG_PRETTY: bool.default(false),
+  EDGE_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   EDGE_OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   EDGE_OTEL_SERVICE_NAMESPACE: z.string().default('edge-controller'),
   EDGE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
@@ -83,8 +92,14 @@ export interface Config {
   apiSessionTimeoutMinutes: number;
   /** Bounds on authentication per auth process: concurrent ones, and attempts per window per source IP and per username. */
   authRateLimit: { maxConcurrent: number; windowSeconds: number; perIp: number; perUsername: number };
-  grpc: { listenAddr?: string; deadlineMs: number; targets: Record<ServiceName, string> };
-  log: { level: Raw['EDGE_LOG_LEVEL']; pretty: boolean };
+  /**
+   * `targets`: where each service is reached; `defaultTargets`: the services whose target is
+   * the built-in default (no EDGE_<SERVICE>_GRPC_ADDR), which the standalone controller binds on
+   * ports the OS picks instead.
+   */
+  grpc: { listenAddr?: string; deadlineMs: number; targets: Record<ServiceName, string>; defaultTargets: ServiceName[] };
+  /** `format` unset: human-readable on a terminal, JSON lines otherwise (see @edge/logging). */
+  log: { level: Raw['EDGE_LOG_LEVEL']; format?: 'pretty' | 'json' };
   otel: { endpoint?: string; namespace: string };
   shutdownGraceMs: number;
   /** Lifetime of new identity and router enrollments (OpenZiti's default is 180 minutes). */
@@ -101,12 +116,33 @@ export interface Config {
   events: { outboxPollMs: number; reconcileIntervalMs: number };
 }
 
-/** Thrown when the environment does not parse; names every variable at fault. */
+/**
+ * Thrown when the environment does not parse. Its message is one line naming every variable at
+ * fault with the value it had (a secret's value is never shown; see {@link displayValue}).
+ */
 export class ConfigError extends Error {
   constructor(readonly issues: string[]) {
-    super(`invalid configuration:\n  ${issues.join('\n  ')}`);
+    super(`invalid configuration: ${issues.join('; ')}`);
     this.name = 'ConfigError';
   }
+}
+
+/** Variables whose values are never written anywhere: passwords and keys. */
+const SECRET_VARIABLES = new Set(['EDGE_ADMIN_PASSWORD', 'EDGE_KEY_ENCRYPTION_KEY']);
+
+/**
+ * A variable's value as messages may show it: quoted, the password of a URL masked, a secret
+ * variable's value replaced by a note.
+ */
+export function displayValue(variable: string, value: string | undefined): string {
+  if (value === undefined) return 'unset';
+  if (SECRET_VARIABLES.has(variable)) return '(value hidden)';
+  return JSON.stringify(maskUrlPassword(value));
+}
+
+/** `scheme://user:secret@host` → `scheme://user:***@host`, in each comma-separated URL. */
+export function maskUrlPassword(value: string): string {
+  return value.replace(/(\w[\w+.-]*:\/\/[^:/@,\s]*):[^@/,\s]*@/g, '$1:***@');
 }
 
 /** Parses the environment (default `process.env`) into a {@link Config}. */
@@ -114,9 +150,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const picked = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('EDGE_') && v !== ''));
   const parsed = schema.safeParse(picked);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+    throw new ConfigError(parsed.error.issues.map((i) => {
+      const variable = i.path.join('.');
+      return `${variable} ${displayValue(variable, picked[variable])}: ${i.message}`;
+    }));
   }
   const r = parsed.data;
+  const given: Record<ServiceName, string | undefined> = {
+    auth: r.EDGE_AUTH_GRPC_ADDR,
+    pki: r.EDGE_PKI_GRPC_ADDR,
+    identity: r.EDGE_IDENTITY_GRPC_ADDR,
+    policy: r.EDGE_POLICY_GRPC_ADDR,
+    session: r.EDGE_SESSION_GRPC_ADDR,
+  };
   const unreachable = unreachableAdvertisedAddress(r.EDGE_ADVERTISED_ADDRESS, r.EDGE_HTTP_ADDR);
   if (unreachable) throw new ConfigError([unreachable]);
   return {
@@ -139,15 +185,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     grpc: {
       listenAddr: r.EDGE_GRPC_LISTEN_ADDR,
       deadlineMs: r.EDGE_GRPC_DEADLINE_MS,
-      targets: {
-        auth: r.EDGE_AUTH_GRPC_ADDR,
-        pki: r.EDGE_PKI_GRPC_ADDR,
-        identity: r.EDGE_IDENTITY_GRPC_ADDR,
-        policy: r.EDGE_POLICY_GRPC_ADDR,
-        session: r.EDGE_SESSION_GRPC_ADDR,
-      },
+      targets: Object.fromEntries(SERVICE_NAMES.map((s) => [s, given[s] ?? `127.0.0.1:${DEFAULT_GRPC_PORTS[s]}`])) as Record<ServiceName, string>,
+      defaultTargets: SERVICE_NAMES.filter((s) => given[s] === undefined),
     },
-    log: { level: r.EDGE_LOG_LEVEL, pretty: r.EDGE_LOG_PRETTY },
+    log: { level: r.EDGE_LOG_LEVEL, format: r.EDGE_LOG_FORMAT },
     otel: { endpoint: r.EDGE_OTEL_EXPORTER_OTLP_ENDPOINT, namespace: r.EDGE_OTEL_SERVICE_NAMESPACE },
     shutdownGraceMs: r.EDGE_SHUTDOWN_GRACE_MS,
     enrollmentDurationMinutes: r.EDGE_ENROLLMENT_DURATION_MINUTES,

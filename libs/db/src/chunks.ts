@@ -2,7 +2,18 @@
  * Bulk writes in bounded statements: Postgres takes at most 65535 parameters per statement, and
  * very large statements are slow to plan, so rows go in chunks.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql, type Kysely } from 'kysely';
+
+const progress = new AsyncLocalStorage<(rows: number) => void>();
+
+/**
+ * Runs `fn`, telling `onRows` how many rows each chunk that {@link inChunks} writes under it
+ * held, once written: the progress of a bulk import.
+ */
+export function withRowProgress<T>(onRows: (rows: number) => void, fn: () => T): T {
+  return progress.run(onRows, fn);
+}
 
 /** Refreshes the planner's statistics of tables just filled in bulk, so the next queries plan well. */
 export async function analyzeTables(db: Kysely<any>, schema: string, tables: readonly string[]): Promise<void> {
@@ -11,5 +22,9 @@ export async function analyzeTables(db: Kysely<any>, schema: string, tables: rea
 
 /** Calls `write` with consecutive slices of `rows` of at most `size` rows, one after another. */
 export async function inChunks<T>(rows: readonly T[], write: (chunk: T[]) => Promise<unknown>, size = 500): Promise<void> {
-  for (let i = 0; i < rows.length; i += size) await write(rows.slice(i, i + size));
+  for (let i = 0; i < rows.length; i += size) {
+    const chunk = rows.slice(i, i + size);
+    await write(chunk);
+    progress.getStore()?.(chunk.length);
+  }
 }

@@ -6,11 +6,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Logger } from '@edge/logging';
-import { PostgresDialect, type Dialect } from 'kysely';
+import { PostgresDialect, type Dialect, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { createMutex } from './mutex.js';
 import { processMetrics } from '@edge/metrics';
 import { createPgliteDialect } from './pglite-dialect.js';
+import { asDatabaseError } from './errors.js';
 
 /** An open database; create per-service query builders with `createDb`. */
 export interface DbConnection {
@@ -47,6 +48,12 @@ export interface OpenConnectionOptions {
  * queued behind it give up.
  */
 const DEFAULT_IDLE_SESSION_TIMEOUT_MS = 5_000;
+/**
+ * How long a query waits for a pool connection (a new one, or a free one under load) before it
+ * fails as UNAVAILABLE: a database that is down answers a client with 503 within this, instead of
+ * holding the request to its deadline.
+ */
+const CONNECTION_TIMEOUT_MS = 2_000;
 const INT8_OID = 20;
 const INT8_ARRAY_OID = 1016;
 const INT4_ARRAY_OID = 1007;
@@ -64,7 +71,9 @@ function openPool(url: string, opts: OpenConnectionOptions): DbConnection {
     connectionString: url,
     max: opts.poolSize ?? 10,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    // TCP keep-alive: a server that vanished without closing (host down) is noticed.
+    keepAlive: true,
     // int8 (counts, sizes) as number rather than string; timestamptz stays Date.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
@@ -81,9 +90,39 @@ function openPool(url: string, opts: OpenConnectionOptions): DbConnection {
   return {
     kind: 'postgres',
     dialect: () => new PostgresDialect({
-      pool: { connect: () => pool.connect(), end: async () => {} },
+      pool: { connect: () => connectClient(pool, opts.log), end: async () => {} },
     }),
     close: () => (closed ??= pool.end()),
+  };
+}
+
+/**
+ * A pool client whose failures to connect or to keep the connection reject as UNAVAILABLE
+ * (see errors.ts), so that every query of every service reports a database outage as one.
+ *
+ * While checked out, a client whose connection drops also emits `error`; pg-pool listens only
+ * to idle clients, and an `error` nobody listens to ends the process. The query under way
+ * rejects with the same error, so the listener here only keeps the process alive.
+ */
+async function connectClient(pool: pg.Pool, log?: Logger): Promise<PostgresPoolClient> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw asDatabaseError(err);
+  }
+  const onError = (err: Error) => log?.warn({ err }, 'postgres connection lost while in use');
+  client.on('error', onError);
+  const query = (...args: unknown[]): unknown => {
+    const r = (client.query as (...a: unknown[]) => unknown).apply(client, args);
+    return r instanceof Promise ? r.catch((err: unknown) => { throw asDatabaseError(err); }) : r;
+  };
+  return {
+    query: query as PostgresPoolClient['query'],
+    release: () => {
+      client.off('error', onError);
+      client.release();
+    },
   };
 }
 

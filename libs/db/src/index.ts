@@ -5,6 +5,6 @@
 export { openConnection, type DbConnection, type OpenConnectionOptions } from './connection.js';
 export { createDb, dropSchema, executeSql } from './db.js';
 export { migrate } from './migrate.js';
-export { isUniqueViolation, isForeignKeyViolation, type ConstraintViolation } from './errors.js';
+export { isUniqueViolation, isForeignKeyViolation, isDatabaseUnavailable, asDatabaseError, type ConstraintViolation } from './errors.js';
 export { quoteSchemaName } from './schema-name.js';
-export { analyzeTables, inChunks } from './chunks.js';
+export { analyzeTables, inChunks, withRowProgress } from './chunks.js';

@@ -24,6 +24,7 @@ import {
 } from 'kysely';
 import type { Logger } from '@edge/logging';
 import type { Mutex } from './mutex.js';
+import { asDatabaseError } from './errors.js';
 
 /** How the dialect shares the session. */
 export interface PgliteSessionOptions {
@@ -66,6 +67,8 @@ class PgliteConnection implements DatabaseConnection {
         rows: (result?.rows ?? []) as R[],
         numAffectedRows: BigInt(result?.affectedRows ?? 0),
       };
+    } catch (err) {
+      throw asDatabaseError(err);
     } finally {
       this.#arm();
     }

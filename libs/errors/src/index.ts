@@ -143,3 +143,32 @@ export function atPath<T>(path: string, check: () => T): T {
     throw e;
   }
 }
+
+/**
+ * Error codes of a connection that could not be made or was lost: Node's socket errors, and
+ * the NATS client's for a server it cannot reach or that stopped answering.
+ */
+const CONNECTION_FAILURE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED',
+  'CONNECTION_REFUSED', 'CONNECTION_CLOSED', 'CONNECTION_DRAINING', 'DISCONNECT', 'TIMEOUT', '503',
+]);
+
+/** True when `err` (or its `cause`) is a connection that could not be made or was lost. */
+export function isConnectionFailure(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_FAILURE_CODES.has(code)) return true;
+  }
+  return false;
+}
+
+/**
+ * A 503 UNAVAILABLE for a dependency that cannot be reached (`what`: "the database"). The
+ * message a client sees names no address; `origin`, the error that says which, is kept as the
+ * error's `cause` for the log.
+ */
+export function unavailable(what: string, origin?: unknown): ZitiError {
+  const err = new ZitiError('UNAVAILABLE', { causeMessage: `${what} is not available` });
+  if (origin !== undefined) Object.defineProperty(err, 'cause', { value: origin, enumerable: false, configurable: true });
+  return err;
+}

@@ -28,7 +28,8 @@ export function createGrpcService<DB>(
 ): EdgeService {
   const log = ctx.log.child({ service: name });
   const schema = schemaName(ctx.config, name);
-  const server = createRpcServer(name, log);
+  // A new server per start: a stopped grpc-js server cannot take its handlers again.
+  let server: RpcServer | undefined;
   let port = 0;
   let teardown: Teardown | undefined;
 
@@ -37,15 +38,17 @@ export function createGrpcService<DB>(
     port: () => port,
     async start() {
       await migrate(ctx.conn, schema, migrationsDir, log);
-      teardown = (await setup({ db: createDb<DB>(ctx.conn, schema), server, log })) ?? undefined;
-      port = await server.listen(grpcListenAddr(ctx.config, name));
-      server.setServing(true);
+      const s = (server = createRpcServer(name, log));
+      teardown = (await setup({ db: createDb<DB>(ctx.conn, schema), server: s, log })) ?? undefined;
+      port = await s.listen(grpcListenAddr(ctx.config, name));
+      s.setServing(true);
       log.info({ port }, `${name} service listening`);
     },
     async stop() {
-      server.setServing(false);
-      await server.stop(ctx.config.shutdownGraceMs);
+      server?.setServing(false);
+      await server?.stop(ctx.config.shutdownGraceMs);
       await teardown?.();
+      teardown = undefined;
     },
   };
 }

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { loadConfig, type Config, type ServiceName } from '@edge/config';
-import { openConnection, type DbConnection } from '@edge/db';
+import type { Config, ServiceName } from '@edge/config';
+import type { DbConnection } from '@edge/db';
+import { openDatabase } from './database.js';
 import { createMemoryBus, createNatsBus, type Bus } from '@edge/bus';
 import { createLogger, type Logger } from '@edge/logging';
 import { startTelemetry } from '@edge/telemetry';
@@ -8,6 +8,8 @@ import type { Runnable } from './run.js';
 import { runUntilSignal } from './run.js';
 import { runMigrations } from './migrate-only.js';
 import { openMetricsEndpoint } from './metrics-endpoint.js';
+import { commandOrExit } from './command.js';
+import { connectFailure, exitAfterFailedStart, loadConfigOrExit } from './startup-error.js';
 
 /** What every service is built from: its configuration, a database connection, the bus, a logger. */
 export interface ServiceContext {
@@ -30,17 +32,23 @@ export interface Infra {
   close(): Promise<void>;
 }
 
-/** Opens the bus the configuration names: NATS, or the in-process bus when no URL is given. */
+/**
+ * Opens the bus the configuration names: NATS, or the in-process bus when no URL is given. A
+ * NATS server that cannot be reached is a {@link StartupError} naming EDGE_NATS_URL.
+ */
 export async function openBus(config: Config, log: Logger, name = 'edge'): Promise<Bus> {
-  return config.nats.url
-    ? createNatsBus({ url: config.nats.url, subjectPrefix: config.nats.subjectPrefix, name, log })
-    : createMemoryBus({ log });
+  const url = config.nats.url;
+  if (!url) return createMemoryBus({ log });
+  try {
+    return await createNatsBus({ url, subjectPrefix: config.nats.subjectPrefix, name, log });
+  } catch (err) {
+    throw connectFailure('EDGE_NATS_URL', url, err);
+  }
 }
 
 /** Opens the database and bus the configuration names (embedded ones when none is given). */
 export async function openInfra(config: Config, log: Logger, name = 'edge'): Promise<Infra> {
-  if (!config.database.url) mkdirSync(config.dataDir, { recursive: true });
-  const conn = await openConnection({ url: config.database.url, dataDir: config.dataDir, poolSize: config.database.poolSize, log });
+  const conn = await openDatabase(config, log);
   let bus: Bus;
   try {
     bus = await openBus(config, log, name);
@@ -72,33 +80,39 @@ export const SERVICE_COMMANDS = ['serve', 'migrate'] as const;
 /**
  * The body of a service's `main.ts`. `serve` (default): config → infra → service → run until
  * SIGTERM. `migrate`: apply the service's migrations and exit 0 (1 on failure), for a
- * deployment's migration step.
+ * deployment's migration step. `--help` prints the usage; a mistyped command prints it and
+ * exits 2; a bad setting or unreachable infrastructure ends it with one line naming the variable.
  */
 export async function serviceMain(name: ServiceName, create: (ctx: ServiceContext) => EdgeService, opts: ServiceMainOptions): Promise<void> {
-  const command = (opts.argv ?? process.argv.slice(2))[0] ?? 'serve';
-  if (!(SERVICE_COMMANDS as readonly string[]).includes(command)) {
-    process.stderr.write(`unknown command ${JSON.stringify(command)}; usage: main.js [${SERVICE_COMMANDS.join('|')}]\n`);
-    process.exit(2);
-  }
-  const config = loadConfig();
-  if (command === 'migrate') return migrateAndExit(config, name, opts.migrationsDir, createLogger({ level: config.log.level, name }));
+  const { command } = commandOrExit({
+    program: `node services/${name}/dist/main.js`,
+    commands: { serve: `run the ${name} service`, migrate: `apply the ${name} service's migrations and exit` },
+  }, opts.argv ?? process.argv.slice(2));
+  const config = loadConfigOrExit();
+  const log = createLogger({ level: config.log.level, name, format: config.log.format });
+  if (command === 'migrate') return migrateAndExit(config, name, opts.migrationsDir, log);
   const telemetry = startTelemetry({ serviceName: name, namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
-  const log = createLogger({ level: config.log.level, name });
-  const metrics = await openMetricsEndpoint(config, log);
-  const infra = await openInfra(config, log, name);
-  const service = create({ config, conn: infra.conn, bus: infra.bus, log });
+  let service: EdgeService | undefined;
+  let infra: Infra | undefined;
+  let metrics: Awaited<ReturnType<typeof openMetricsEndpoint>>;
   await runUntilSignal(
     {
-      start: () => service.start(),
+      start: async () => {
+        metrics = await openMetricsEndpoint(config, log);
+        infra = await openInfra(config, log, name);
+        service = create({ config, conn: infra.conn, bus: infra.bus, log });
+        await service.start();
+      },
       stop: async () => {
-        await service.stop();
-        await infra.close();
+        await service?.stop();
+        await infra?.close();
         await metrics?.close();
         await telemetry.shutdown();
       },
     },
     log,
     config.shutdownGraceMs,
+    config,
   );
 }
 
@@ -108,7 +122,6 @@ async function migrateAndExit(config: Config, name: ServiceName, migrationsDir: 
     log.info({ applied: applied.length }, `${name} migrations up to date`);
     process.exit(0);
   } catch (err) {
-    log.fatal({ err }, `${name} migrations failed`);
-    process.exit(1);
+    exitAfterFailedStart(err, log, config);
   }
 }

@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { schemaName, type Config, type ServiceName } from '@edge/config';
-import { migrate, openConnection } from '@edge/db';
+import { migrate } from '@edge/db';
 import type { Logger } from '@edge/logging';
+import { openDatabase } from './database.js';
 
 /**
  * Applies a service's migrations to its schema and returns the files applied by this call.
@@ -10,8 +10,7 @@ import type { Logger } from '@edge/logging';
  * no-op, so running the step is never required for correctness, only for visibility.
  */
 export async function runMigrations(config: Config, name: ServiceName, migrationsDir: string, log: Logger): Promise<string[]> {
-  if (!config.database.url) mkdirSync(config.dataDir, { recursive: true });
-  const conn = await openConnection({ url: config.database.url, dataDir: config.dataDir, poolSize: 1, log });
+  const conn = await openDatabase(config, log, 1);
   try {
     return await migrate(conn, schemaName(config, name), migrationsDir, log);
   } finally {

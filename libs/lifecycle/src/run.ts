@@ -1,7 +1,9 @@
 /**
  * Explicit process lifecycle: start, run until a signal, stop with a grace period, then force.
  */
+import type { Config } from '@edge/config';
 import type { Logger } from '@edge/logging';
+import { exitAfterFailedStart } from './startup-error.js';
 
 /** Anything that starts and stops: a service, the gateway, the whole controller. */
 export interface Runnable {
@@ -11,9 +13,11 @@ export interface Runnable {
 
 /**
  * Starts `runnable` and stops it on SIGTERM or SIGINT. If stopping takes longer than
- * `graceMs`, the process exits with code 1 anyway.
+ * `graceMs`, the process exits with code 1 anyway. A failed start exits 1: with one line naming
+ * the setting at fault when it is the operator's to fix (see startup-error.ts; `config` lets a
+ * port in use be traced to its variable), else with the error logged.
  */
-export async function runUntilSignal(runnable: Runnable, log: Logger, graceMs = 10_000): Promise<void> {
+export async function runUntilSignal(runnable: Runnable, log: Logger, graceMs = 10_000, config?: Config): Promise<void> {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -38,9 +42,8 @@ export async function runUntilSignal(runnable: Runnable, log: Logger, graceMs = 
   try {
     await runnable.start();
   } catch (err) {
-    log.fatal({ err }, 'failed to start');
     await runnable.stop().catch(() => undefined);
-    process.exit(1);
+    exitAfterFailedStart(err, log, config);
   }
 }
 

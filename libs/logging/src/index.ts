@@ -4,6 +4,7 @@
  */
 import { trace } from '@opentelemetry/api';
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { build as prettyStream } from 'pino-pretty';
 
 export type { Logger };
 
@@ -22,8 +23,29 @@ export function traceFields(): Record<string, string> {
   return ctx && ctx.traceId !== '00000000000000000000000000000000' ? { trace_id: ctx.traceId, span_id: ctx.spanId } : {};
 }
 
+/** How log lines are written: human-readable (colours, one event per line) or JSON lines. */
+export type LogFormat = 'pretty' | 'json';
+
+/**
+ * The format used when none is configured: readable for a person at a terminal, JSON lines for
+ * anything that reads stdout (a log collector, a pipe, a file).
+ */
+export function defaultLogFormat(stream: { isTTY?: boolean } = process.stdout): LogFormat {
+  return stream.isTTY ? 'pretty' : 'json';
+}
+
+/** Options of {@link createLogger}. */
+export interface LoggerSettings {
+  level?: string;
+  name?: string;
+  /** Default: {@link defaultLogFormat} of stdout (or JSON when `destination` is given). */
+  format?: LogFormat;
+  /** Where lines go (default stdout). */
+  destination?: pino.DestinationStream;
+}
+
 /** Creates the process logger. */
-export function createLogger(options: { level?: string; name?: string; pretty?: boolean; destination?: pino.DestinationStream } = {}): Logger {
+export function createLogger(options: LoggerSettings = {}): Logger {
   const opts: LoggerOptions = {
     mixin: traceFields,
     level: options.level ?? 'info',
@@ -31,6 +53,17 @@ export function createLogger(options: { level?: string; name?: string; pretty?: 
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: { pid: process.pid },
   };
+  const format = options.format ?? (options.destination ? 'json' : defaultLogFormat());
+  if (format === 'pretty') {
+    // Synchronous, in this thread: lines are written before a process that fails at start exits.
+    return pino(opts, prettyStream({
+      destination: options.destination ?? 1,
+      sync: true,
+      colorize: !options.destination && Boolean(process.stdout.isTTY),
+      ignore: 'pid,hostname',
+      translateTime: 'SYS:HH:MM:ss.l',
+    }));
+  }
   return options.destination ? pino(opts, options.destination) : pino(opts);
 }
 

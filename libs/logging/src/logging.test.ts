@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { createLogger, REDACT_PATHS } from './index.js';
+import { createLogger, defaultLogFormat, REDACT_PATHS } from './index.js';
 
 describe('log redaction', () => {
   it('never writes passwords, tokens, keys or session headers', () => {
@@ -31,5 +31,34 @@ describe('trace ids in logs', () => {
     } finally {
       context.disable();
     }
+  });
+});
+
+describe('log format', () => {
+  const capture = (format: 'pretty' | 'json') => {
+    let out = '';
+    const sink = new Writable({ write(chunk, _enc, cb) { out += chunk; cb(); } });
+    const log = createLogger({ format, destination: sink, name: 'auth' });
+    log.info({ port: 50051, password: 'pw-secret' }, 'auth service listening');
+    return out;
+  };
+
+  it('writes readable lines when pretty, with the secrets still redacted', () => {
+    const out = capture('pretty');
+    expect(out).toMatch(/INFO.*\(auth\).*auth service listening/);
+    expect(out).toContain('port: 50051');
+    expect(out).not.toContain('pw-secret');
+    expect(() => JSON.parse(out)).toThrow();
+  });
+
+  it('writes one JSON object per line when json', () => {
+    const line = JSON.parse(capture('json'));
+    expect(line).toMatchObject({ msg: 'auth service listening', port: 50051, name: 'auth', password: '[redacted]' });
+  });
+
+  it('is readable on a terminal and JSON elsewhere by default', () => {
+    expect(defaultLogFormat({ isTTY: true })).toBe('pretty');
+    expect(defaultLogFormat({ isTTY: false })).toBe('json');
+    expect(defaultLogFormat({})).toBe('json');
   });
 });

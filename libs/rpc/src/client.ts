@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { context, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { unavailable } from '@edge/errors';
 import { currentContext } from './context.js';
 import { fromServiceError } from './errors.js';
+import { resolveTarget } from './local.js';
 import { outgoingMetadata } from './metadata.js';
 
 type UnaryOf<F> = F extends (argument: infer A, callback: grpc.requestCallback<infer R>) => grpc.ClientUnaryCall ? (req: A, options?: CallOptions) => Promise<R> : never;
@@ -12,7 +14,7 @@ export type RpcClient<C> = {
 } & { close(): void };
 
 export interface CallOptions {
-  /** Overrides the client's default deadline for this call. */
+  /** Overrides the client's default deadline for this call (still bounded by the caller's, see RequestContext.deadline). */
   deadlineMs?: number;
 }
 
@@ -21,30 +23,81 @@ type ClientCtor<C> = (new (address: string, credentials: grpc.ChannelCredentials
 const tracer = trace.getTracer('@edge/rpc');
 
 /**
- * Creates a client for `target` (host:port or any grpc-js target such as `dns:///svc:50051` or
- * `ipv4:127.0.0.1:1,127.0.0.1:2`), balancing round-robin over every address the target resolves
- * to. Every call carries a deadline, the request id, the actor and the trace context.
+ * How much sooner than its caller's deadline a nested call must end, so that the callee gives
+ * up (and answers) while its caller still listens.
+ */
+export const DEADLINE_MARGIN_MS = 50;
+
+/**
+ * Channel options of every client. A service that comes back is used again within about a
+ * second: reconnection attempts start 100 ms after a loss and back off to at most 1 s (grpc-js
+ * defaults: 1 s growing to 120 s, so a restarted service was ignored for up to half a minute).
+ * Keepalive pings, also on idle connections, notice a peer that vanished without closing; the
+ * server permits them (server.ts).
+ */
+export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.min_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1_000,
+  'grpc.keepalive_time_ms': 10_000,
+  'grpc.keepalive_timeout_ms': 5_000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.max_receive_message_length': 8 * 1024 * 1024,
+};
+
+/** `edge.identity.v1.IdentityService` → `identity`: how errors name the service. */
+function serviceLabel(def: grpc.ServiceDefinition): string {
+  const path = (Object.values(def)[0] as grpc.MethodDefinition<unknown, unknown> | undefined)?.path ?? '';
+  return /^\/edge\.([a-z]+)\./.exec(path)?.[1] ?? 'peer';
+}
+
+/** The deadline of an outgoing call: its own budget, but never past its caller's (less a margin). */
+export function outgoingDeadline(budgetMs: number, callerDeadline: number | undefined, now = Date.now()): number {
+  const own = now + budgetMs;
+  return callerDeadline === undefined ? own : Math.min(own, callerDeadline - DEADLINE_MARGIN_MS);
+}
+
+/**
+ * Creates a client for `target` (host:port, any grpc-js target such as `dns:///svc:50051` or
+ * `ipv4:127.0.0.1:1,127.0.0.1:2`, or an in-process `local:` target), balancing round-robin over
+ * every address the target resolves to. Every call carries a deadline (see
+ * {@link outgoingDeadline}), the request id, the actor and the trace context. A call made while
+ * the service is unreachable waits for it until its deadline (a restart is absorbed), then fails
+ * as UNAVAILABLE.
  */
 export function createRpcClient<C extends grpc.Client>(Ctor: ClientCtor<C>, target: string, defaults: { deadlineMs: number }): RpcClient<C> {
-  const client = new Ctor(target, grpc.credentials.createInsecure(), {
-    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
-    'grpc.keepalive_time_ms': 30_000,
-    'grpc.max_receive_message_length': 8 * 1024 * 1024,
-  });
-  const out: Record<string, unknown> = { close: () => client.close() };
+  const label = serviceLabel(Ctor.service);
+  let channel: { address: string; client: C } | undefined;
+  // A local target is bound when its service starts, maybe after this client is made.
+  const clientFor = (address: string): C => {
+    if (channel?.address !== address) {
+      channel?.client.close();
+      channel = { address, client: new Ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS) };
+    }
+    return channel.client;
+  };
+  const out: Record<string, unknown> = { close: () => channel?.client.close() };
   for (const [name, def] of Object.entries(Ctor.service)) {
     const method = (def as { originalName?: string }).originalName ?? name[0]!.toLowerCase() + name.slice(1);
     out[method] = (req: unknown, options: CallOptions = {}) => {
-      const span = tracer.startSpan(`${name}`, { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc', 'rpc.method': name, 'server.address': target } });
-      const otelCtx = trace.setSpan(context.active(), span);
-      const md = outgoingMetadata(currentContext(), otelCtx);
-      const deadline = Date.now() + (options.deadlineMs ?? defaults.deadlineMs);
+      const ctx = currentContext();
+      const deadline = outgoingDeadline(options.deadlineMs ?? defaults.deadlineMs, ctx.deadline);
+      const address = resolveTarget(target);
+      // The caller has given up already, or the service has never been started: ask nothing.
+      if (deadline <= Date.now()) return Promise.reject(unavailable(`the ${label} service`, new Error(`no time left for ${name} before the caller's deadline`)));
+      if (address === undefined) return Promise.reject(unavailable(`the ${label} service`, new Error(`${target} is not bound`)));
+      const client = clientFor(address);
+      const span = tracer.startSpan(`${name}`, { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc', 'rpc.method': name, 'server.address': address } });
+      const md = outgoingMetadata(ctx, trace.setSpan(context.active(), span));
+      // Queued while no connection is ready (a restart, a reconnect), until the deadline.
+      md.setOptions({ waitForReady: true });
       return new Promise((resolve, reject) => {
         (client as unknown as Record<string, (...a: unknown[]) => void>)[name]!.call(client, req, md, { deadline }, (err: grpc.ServiceError | null, res: unknown) => {
           if (err) {
             span.setStatus({ code: SpanStatusCode.ERROR, message: err.details });
             span.end();
-            reject(fromServiceError(err));
+            reject(fromServiceError(err, label));
           } else {
             span.end();
             resolve(res);

@@ -1,18 +1,53 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 
-/** What travels with every call: the request id and who is making the change. */
+/** What travels with every call: the request id, who is making the change, and until when. */
 export interface RequestContext {
   requestId: string;
   /** Identity id of the caller whose request caused this work, when known. */
   actorId?: string;
+  /**
+   * When the caller stops waiting (epoch ms): set by the gateway per request and by the gRPC
+   * server from the incoming call's deadline. Every outgoing call ends before it, so no work is
+   * asked for after the caller gave up. Cleared once the call is answered (see {@link handleWithContext}).
+   */
+  deadline?: number;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
-/** Runs `fn` with `ctx` as the current request context (gateway per request, gRPC per call). */
+/** Runs `fn` with `ctx` as the current request context. */
 export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
   return storage.run(ctx, fn);
+}
+
+/**
+ * Handles one call or request with `ctx` as its context. Once `fn` settles, the deadline no
+ * longer applies: work it deliberately left running (a background sweep started by the call) is
+ * not bound by the deadline of a call that has been answered.
+ */
+export async function handleWithContext<T>(ctx: RequestContext, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await storage.run(ctx, fn);
+  } finally {
+    ctx.deadline = undefined;
+  }
+}
+
+/**
+ * Runs `fn` with the current context's deadline set `ms` from now, longer or shorter than it
+ * was: for an operation the edge knows to be slow (a database snapshot).
+ */
+export function withDeadline<T>(ms: number, fn: () => T): T {
+  return storage.run({ ...currentContext(), deadline: Date.now() + ms }, fn);
+}
+
+/**
+ * Runs `fn` as work of the current request that outlives its answer (a run started by the call
+ * and left running): same request id and actor, no deadline.
+ */
+export function detached<T>(fn: () => T): T {
+  return storage.run({ ...currentContext(), deadline: undefined }, fn);
 }
 
 /** The current request context, or a fresh one with a new request id. */

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { ZitiError, isZitiError } from '@edge/errors';
+import { ZitiError, isConnectionFailure, isZitiError, unavailable } from '@edge/errors';
 
 /** Metadata key carrying the OpenZiti error across gRPC (binary: values may be any UTF-8). */
 export const ZITI_ERROR_KEY = 'ziti-error-bin';
@@ -15,6 +15,15 @@ function grpcStatusFor(httpStatus: number): grpc.status {
     case 503: return grpc.status.UNAVAILABLE;
     default: return grpc.status.INTERNAL;
   }
+}
+
+/**
+ * What a handler's error is for its caller: a ZitiError as thrown; a lost or refused connection
+ * to something the service depends on (NATS, a socket) as UNAVAILABLE; anything else as is (a bug).
+ */
+export function classifyHandlerError(err: unknown, service: string): unknown {
+  if (isZitiError(err) || !isConnectionFailure(err)) return err;
+  return unavailable(`a dependency of the ${service} service`, err);
 }
 
 /**
@@ -34,9 +43,11 @@ export function toServiceError(err: unknown): Partial<grpc.ServiceError> {
 
 /**
  * The error a client call rejects with: the ZitiError the server threw, UNAVAILABLE when the
- * service cannot be reached in time, else the gRPC error itself (an UNHANDLED at the gateway).
+ * service (`service`, as clients see it named) cannot be reached in time, else the gRPC error
+ * itself (an UNHANDLED at the gateway). The UNAVAILABLE names no address; the gRPC error that
+ * does is its `cause`, for the log.
  */
-export function fromServiceError(err: grpc.ServiceError): Error {
+export function fromServiceError(err: grpc.ServiceError, service = 'peer'): Error {
   const raw = err.metadata?.get(ZITI_ERROR_KEY)?.[0];
   if (raw) {
     try {
@@ -47,7 +58,7 @@ export function fromServiceError(err: grpc.ServiceError): Error {
     }
   }
   if (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED) {
-    return new ZitiError('UNAVAILABLE', { causeMessage: err.details });
+    return unavailable(`the ${service} service`, err);
   }
   return err;
 }

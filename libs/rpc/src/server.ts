@@ -4,8 +4,9 @@ import { contracts } from '@edge/proto';
 import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import { processMetrics, secondsSince } from '@edge/metrics';
-import { runWithContext, type RequestContext } from './context.js';
-import { toServiceError } from './errors.js';
+import { handleWithContext, type RequestContext } from './context.js';
+import { classifyHandlerError, toServiceError } from './errors.js';
+import { bindAddress, recordBound } from './local.js';
 import { incomingContext } from './metadata.js';
 
 type RemoveIndex<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
@@ -44,6 +45,11 @@ export interface RpcServerOptions {
 export function createRpcServer(name: string, log: Logger, options: RpcServerOptions = {}): RpcServer {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    // Clients ping idle connections every 10 s (client.ts). grpc-js accepts pings without a
+    // minimum interval; these say so to gRPC servers that enforce one (C-core answers pings it
+    // deems too frequent with GOAWAY too_many_pings), so the policy is explicit here.
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.http2.min_ping_interval_without_data_ms': 5_000,
     'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
     // Calls running when the age is reached get this long to finish on the old connection.
     'grpc.max_connection_age_grace_ms': 30_000,
@@ -62,19 +68,24 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
       const started = process.hrtime.bigint();
       const grpcService = path.split('/')[1] ?? name;
       const { ctx, otelCtx } = incomingContext(call.metadata);
+      ctx.deadline = deadlineOf(call);
       const span = tracer.startSpan(`${name}/${method}`, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.service': name, 'rpc.method': method, 'edge.request_id': ctx.requestId } }, otelCtx);
       context.with(trace.setSpan(otelCtx, span), () =>
-        runWithContext(ctx, () => impl(call.request, ctx)),
+        handleWithContext(ctx, () => impl(call.request, ctx)),
       ).then(
         (res) => {
           span.end();
           metrics.grpcHandled(grpcService, method, 'OK', secondsSince(started));
           cb(null, res);
         },
-        (err: unknown) => {
+        (thrown: unknown) => {
+          const err = classifyHandlerError(thrown, name);
           if (!isZitiError(err)) {
             log.error({ err, method, requestId: ctx.requestId }, 'unhandled error in gRPC handler');
             span.setStatus({ code: SpanStatusCode.ERROR });
+          } else if (err.code === 'UNAVAILABLE' && err.cause !== undefined) {
+            // The client is told only that something is unavailable; the log says what and where.
+            log.warn({ err: err.cause, method, requestId: ctx.requestId }, 'answered UNAVAILABLE');
           }
           span.end();
           const serviceError = toServiceError(err);
@@ -94,10 +105,15 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
       }
       server.addService(service.service, impl);
     },
-    listen(addr) {
-      return new Promise((resolve, reject) => {
-        server.bindAsync(addr, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+    async listen(addr) {
+      const bind = (a: string) => new Promise<number>((resolve, reject) => {
+        server.bindAsync(a, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(listenError(err, a)) : resolve(port)));
       });
+      const wanted = bindAddress(addr);
+      // A local target's earlier port may have been taken meanwhile: then any port will do.
+      const port = await bind(wanted).catch((err: unknown) => (wanted !== addr && !wanted.endsWith(':0') ? bind('127.0.0.1:0') : Promise.reject(err)));
+      recordBound(addr, port);
+      return port;
     },
     setServing(s) {
       serving = s;
@@ -116,4 +132,20 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
       });
     },
   };
+}
+
+/** The incoming call's deadline in epoch ms, or undefined when the caller set none. */
+function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | undefined {
+  const d = call.getDeadline();
+  const ms = d instanceof Date ? d.getTime() : d;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * grpc-js reports a failed bind as text; this error carries the socket error's code and the
+ * address, as Node's listen errors do, so start-up can name the setting at fault.
+ */
+function listenError(err: Error, address: string): Error {
+  const code = /\b(E[A-Z]{4,})\b/.exec(err.message)?.[1];
+  return Object.assign(new Error(`cannot listen on ${address}: ${err.message}`), { code, address });
 }

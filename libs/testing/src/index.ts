@@ -44,3 +44,4 @@ export {
   type SweepResult,
   type TestInfra,
 } from './sweep.js';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';

@@ -92,7 +92,7 @@ async function fetchTls(clients: Clients, log: Logger, timeoutMs = 120_000) {
 
 export function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache) {
   const registry: RouteEntry[] = [];
-  const route = createRouter(app, cache, registry);
+  const route = createRouter(app, cache, registry, { deadlineMs: config.grpc.deadlineMs });
   registerRootRoutes(route, config, clients);
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
     registerSessionRoutes(route, base, clients, cache);

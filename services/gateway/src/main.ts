@@ -1,26 +1,33 @@
-import { loadConfig } from '@edge/config';
 import { createLogger } from '@edge/logging';
-import { openBus, openMetricsEndpoint, runUntilSignal } from '@edge/lifecycle';
+import { commandOrExit, loadConfigOrExit, openBus, openMetricsEndpoint, runUntilSignal } from '@edge/lifecycle';
+import type { Bus } from '@edge/bus';
 import { startTelemetry } from '@edge/telemetry';
-import { createGateway } from './gateway.js';
+import { createGateway, type Gateway } from './gateway.js';
 
+commandOrExit({ program: 'node services/gateway/dist/main.js', commands: { serve: 'run the gateway (both REST APIs over HTTPS)' } });
 // The gateway owns no schema; it only needs the bus for cache invalidation.
-const config = loadConfig();
+const config = loadConfigOrExit();
 const telemetry = startTelemetry({ serviceName: 'gateway', namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
-const log = createLogger({ level: config.log.level, name: 'gateway' });
-const metrics = await openMetricsEndpoint(config, log);
-const bus = await openBus(config, log, 'gateway');
-const gateway = createGateway({ config, bus, log });
+const log = createLogger({ level: config.log.level, name: 'gateway', format: config.log.format });
+let metrics: Awaited<ReturnType<typeof openMetricsEndpoint>>;
+let bus: Bus | undefined;
+let gateway: Gateway | undefined;
 await runUntilSignal(
   {
-    start: () => gateway.start(),
+    start: async () => {
+      metrics = await openMetricsEndpoint(config, log);
+      bus = await openBus(config, log, 'gateway');
+      gateway = createGateway({ config, bus, log });
+      await gateway.start();
+    },
     stop: async () => {
-      await gateway.stop();
-      await bus.close();
+      await gateway?.stop();
+      await bus?.close();
       await metrics?.close();
       await telemetry.shutdown();
     },
   },
   log,
   config.shutdownGraceMs,
+  config,
 );

@@ -7,6 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import { ZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
+import { detached } from '@edge/rpc';
 import type { SessionDb } from './store.js';
 
 /** A service's check: what dangles, and whether it was removed. */
@@ -55,7 +56,8 @@ export function createIntegrityRuns(db: Kysely<SessionDb>, checks: IntegrityChec
         .where((eb) => eb.or([eb('running', '=', false), eb('started_at', '<', new Date(Date.now() - STALE_MS))]))
         .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) === 0) throw new ZitiError('RATE_LIMITED', { causeMessage: 'a data integrity run is in progress' });
-      void (async () => {
+      // Not bound by the deadline of the call that started it, which is answered at once.
+      void detached(async () => {
         const results: IntegrityState['results'] = [];
         try {
           for (const check of checks) results.push(...(await check(fix)));
@@ -64,7 +66,7 @@ export function createIntegrityRuns(db: Kysely<SessionDb>, checks: IntegrityChec
           log.warn({ err }, 'data integrity run failed');
           await finish(results, (err as Error).message).catch(() => undefined);
         }
-      })();
+      });
     },
 
     async state(): Promise<IntegrityState> {

@@ -48,6 +48,10 @@ export function installErrorHandlers(app: FastifyInstance): void {
       const e = new ZitiError('UNHANDLED');
       return reply.status(e.status).send(errorEnvelope(e, req.id));
     }
+    if (ziti.code === 'UNAVAILABLE' && ziti.cause !== undefined) {
+      // The client learns only that a dependency is unavailable; which one, and where, is logged.
+      req.log.warn({ err: ziti.cause }, 'answered UNAVAILABLE');
+    }
     if (err instanceof AuthRequired) {
       reply.header('WWW-Authenticate', wwwAuthenticate(err.reason));
       return reply.status(401).send(errorEnvelope(new ZitiError('UNAUTHORIZED'), req.id));

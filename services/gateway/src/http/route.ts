@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { context, isSpanContextValid, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { runWithContext } from '@edge/rpc';
+import { handleWithContext, type RequestContext } from '@edge/rpc';
 import { authorize, expiryHeaders, type Access } from './access.js';
 import { noteRequest } from './request-facts.js';
 import { TRACE_ID_HEADER } from './request-log.js';
@@ -44,6 +44,11 @@ export interface RouteEntry {
 
 const tracer = trace.getTracer('@edge/gateway');
 
+/** How long a request may take: every gRPC call made for it ends by then (RequestContext.deadline). */
+export interface RouterOptions {
+  deadlineMs: number;
+}
+
 /** The id in a create's envelope (`{data: {id}}`), for the audit of the change. */
 function createdIdOf(body: unknown): string | undefined {
   const id = (body as { data?: { id?: unknown } } | undefined)?.data?.id;
@@ -54,13 +59,16 @@ function createdIdOf(body: unknown): string | undefined {
  * Registers routes with the session cache at hand; every route declared is also recorded in
  * `registry`, from which the served API documents are built.
  */
-export function createRouter(app: FastifyInstance, cache: SessionCache, registry: RouteEntry[] = []) {
+export function createRouter(app: FastifyInstance, cache: SessionCache, registry: RouteEntry[] = [], options: RouterOptions = { deadlineMs: 10_000 }) {
   return (method: Method, url: string, access: Access, handler: Handler, doc: RouteDoc = {}) => {
     registry.push({ method, url, access, doc });
     const respond = async (req: FastifyRequest, reply: FastifyReply) => {
-      const principal = await authorize(req, access, cache);
-      const ctx = { requestId: req.id, actorId: principal?.apiSession?.identityId };
-      const result = await runWithContext(ctx, () => handler(req, principal));
+      const ctx: RequestContext = { requestId: req.id, deadline: Date.now() + options.deadlineMs };
+      const { principal, result } = await handleWithContext(ctx, async () => {
+        const principal = await authorize(req, access, cache);
+        ctx.actorId = principal?.apiSession?.identityId;
+        return { principal, result: await handler(req, principal) };
+      });
       if (result.status === 201) noteRequest(req, { createdId: createdIdOf(result.body) });
       expiryHeaders(reply, principal);
       if (result.headers) reply.headers(result.headers);
