@@ -8,3 +8,4 @@ export { createRpcServer, DEFAULT_MAX_CONNECTION_AGE_MS, type RpcServer, type Rp
 export { createRpcClient, waitForHealthy, outgoingDeadline, CHANNEL_OPTIONS, DEADLINE_MARGIN_MS, type RpcClient, type CallOptions } from './client.js';
 export { localTarget, isLocalTarget, resolveTarget } from './local.js';
 export { stubHandlers } from './stub.js';
+export { encodePrincipal, decodePrincipal, PRINCIPAL_KEY, type CallerPrincipal } from './principal.js';

@@ -17,6 +17,7 @@ import { createIntegrityCheck } from './integrity.js';
 import { createPolicyLookup } from './policy-lookup.js';
 import { createEnrollmentClient } from './enrollments.js';
 import { startPolicyConsumers } from './policy-events.js';
+import { startAuthConsumers } from './auth-events.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -41,7 +42,10 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
       ...createServiceConfigHandlers(serviceConfigs),
       CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
     });
-    const consumers = await startPolicyConsumers(plumbing.bus, { serviceConfigs, routers, log: ctx.log });
+    const consumers = [
+      ...(await startPolicyConsumers(plumbing.bus, { serviceConfigs, routers, log: ctx.log })),
+      ...(await startAuthConsumers(plumbing.bus, store, ctx.log)),
+    ];
     // What a lost config or service deletion left: the integrity check's repair, periodically.
     plumbing.reconcile('dangling-configs', async () => {
       await checkIntegrity(true);
