@@ -51,7 +51,7 @@ export function recordOf(i: identity.Identity__Output): IdentityRecord {
     // as answered: disabled now, and until when
     disabled: i.disabled, disabledUntil: i.disabled && i.disabledUntil ? new Date(i.disabledUntil) : null,
     authPolicyId: i.authPolicyId || 'default', externalId: i.externalId ?? null, permissions: i.permissions ?? [],
-    roleAttributes: i.roleAttributes ?? [], updatedAt: new Date(i.updatedAt),
+    roleAttributes: i.roleAttributes ?? [], updatedAt: new Date(i.updatedAt || 0),
   };
 }
 
