@@ -16,7 +16,7 @@ import type { ServiceConfigHandlers } from './service-config-grpc.js';
 import { fieldsToInput, identityToProto, identityTypeToProto, parseJson } from './map.js';
 
 /** Builds the handlers over a store (which records the events of its writes). */
-export function createIdentityHandlers(store: IdentityStore): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers | 'CheckIntegrity'> {
+export function createIdentityHandlers(store: IdentityStore): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers | 'ListConfigReferences' | 'RemoveConfigReferences'> {
   /**
    * The field rules. That an authPolicyId names an auth policy, and the enrollments a new
    * identity is created with, are the caller's to see to (the gateway asks their owners), so

@@ -4,7 +4,6 @@
 import { fileURLToPath } from 'node:url';
 import { createGrpcService, createServiceEvents, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type IdentityServiceHandlers } from '@edge/proto';
-import { createRpcClient } from '@edge/rpc';
 import { createIdentityStore, type IdentityDb } from './store.js';
 import { createIdentityEvents } from './events.js';
 import { createIdentityHandlers } from './grpc.js';
@@ -12,8 +11,7 @@ import { createRouterHandlers } from './router-grpc.js';
 import { createRouterStore } from './router-store.js';
 import { createServiceConfigHandlers } from './service-config-grpc.js';
 import { createServiceConfigStore } from './service-config-store.js';
-import { createIntegrityCheck } from './integrity.js';
-import { createPolicyLookup } from './policy-lookup.js';
+import { createConfigReferences } from './integrity.js';
 import { startPolicyConsumers } from './policy-events.js';
 import { startAuthConsumers } from './auth-events.js';
 
@@ -25,30 +23,26 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
     const plumbing = createServiceEvents(ctx, db, 'identity');
     const events = createIdentityEvents(plumbing.outbox);
     const store = createIdentityStore(db, events);
-    const policy = createRpcClient(contracts.policy(), ctx.config.grpc.targets.policy, { deadlineMs: ctx.config.grpc.deadlineMs });
     const serviceConfigs = createServiceConfigStore(db);
     const routers = createRouterStore(db, events);
-    const checkIntegrity = createIntegrityCheck(serviceConfigs, routers, createPolicyLookup(policy));
+    const references = createConfigReferences(serviceConfigs, routers);
     server.add<IdentityServiceHandlers>(contracts.identity(), {
       ...createIdentityHandlers(store),
       ...createRouterHandlers(routers),
       ...createServiceConfigHandlers(serviceConfigs),
-      CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
+      ListConfigReferences: async () => references.list(),
+      RemoveConfigReferences: async (req) => ({
+        issues: await references.removeMissing(new Set(req.missingServiceIds), new Set(req.missingConfigIds), req.fix),
+      }),
     });
     const consumers = [
       ...(await startPolicyConsumers(plumbing.bus, { serviceConfigs, routers, log: ctx.log })),
       ...(await startAuthConsumers(plumbing.bus, store, ctx.log)),
     ];
-    // What a lost config or service deletion left: the integrity check's repair, periodically.
-    plumbing.reconcile('dangling-configs', async () => {
-      await checkIntegrity(true);
-      return undefined;
-    });
     plumbing.start();
     return async () => {
       await Promise.all(consumers.map((c) => c.unsubscribe()));
       await plumbing.stop();
-      policy.close();
     };
   });
 }

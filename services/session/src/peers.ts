@@ -43,6 +43,17 @@ const everything = (offset: number): common.ListQuery => ({ limit: PAGE, offset,
 /** A filter naming these ids. */
 const idIn = (ids: readonly string[]) => `id in [${ids.map((id) => JSON.stringify(id)).join(', ')}]`;
 
+/** The ids among `ids` a list names when asked for them by id, in one call per 500. */
+async function existingAmong(ids: readonly string[], list: (q: common.ListQuery) => Promise<Array<{ id: string }>>): Promise<Set<string>> {
+  const out = new Set<string>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += PAGE) {
+    const chunk = unique.slice(i, i + PAGE);
+    for (const x of await list({ ...everything(0), limit: chunk.length, filter: idIn(chunk) })) out.add(x.id);
+  }
+  return out;
+}
+
 /** Every page of a list. */
 async function allPages<T>(page: (q: common.ListQuery) => Promise<{ items: T[]; total: number }>): Promise<T[]> {
   const out: T[] = [];
@@ -198,14 +209,12 @@ export function createSessionPeers(clients: {
 
     /** The services among `ids` that exist, in one call per 500. */
     async existingServices(ids: readonly string[]): Promise<Set<string>> {
-      const out = new Set<string>();
-      const unique = [...new Set(ids)];
-      for (let i = 0; i < unique.length; i += PAGE) {
-        const chunk = unique.slice(i, i + PAGE);
-        const page = await policy.listServices({ query: { ...everything(0), limit: chunk.length, filter: idIn(chunk) }, configTypes: [] });
-        page.services.forEach((s) => out.add(s.id));
-      }
-      return out;
+      return existingAmong(ids, async (query) => (await policy.listServices({ query, configTypes: [] })).services);
+    },
+
+    /** The configs among `ids` that exist, in one call per 500. */
+    async existingConfigs(ids: readonly string[]): Promise<Set<string>> {
+      return existingAmong(ids, async (query) => (await policy.listConfigs({ query })).configs);
     },
 
     /** The routers (edge or transit) among `ids` that exist, in one call per kind and 500. */
