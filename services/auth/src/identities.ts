@@ -23,8 +23,6 @@ export interface Identities {
   findByExternalId(externalId: string): Promise<IdentityInfo | undefined>;
   /** The identities of these ids the identity service knows, by id. */
   findMany(ids: string[]): Promise<Map<string, IdentityInfo>>;
-  /** Records the envInfo/sdkInfo JSON a client sent when authenticating. */
-  updateEnvironment(id: string, envInfoJson: string, sdkInfoJson: string): Promise<void>;
   /** The default admin identity, created by the identity service on first call. */
   ensureDefaultAdmin(name: string): Promise<IdentityInfo>;
   /** How many identities use this auth policy. */
@@ -140,9 +138,6 @@ export function createIdentities(client: IdentityClient): Identities {
       if (unique.length === 0) return new Map();
       const { identities } = await client.getIdentities({ ids: unique });
       return new Map(identities.map((i) => [i.id, toInfo(i)]));
-    },
-    async updateEnvironment(id, envInfoJson, sdkInfoJson) {
-      await client.updateIdentityEnvironment({ id, envInfoJson, sdkInfoJson });
     },
     async ensureDefaultAdmin(name) {
       return toInfo(await client.ensureDefaultAdmin({ name }));

@@ -29,7 +29,6 @@ export type FakeIdentity = identity.Identity;
 /** The stand-in identity service: identities in a Map, calls recorded. */
 export interface FakeIdentityService {
   identities: Map<string, FakeIdentity>;
-  environmentUpdates: Array<{ id: string; envInfoJson: string; sdkInfoJson: string }>;
   ensureDefaultAdminCalls: number;
   /** DisableIdentity calls (lockouts) in order. */
   disables: Array<{ id: string; durationMinutes: number }>;
@@ -43,7 +42,7 @@ export interface FakeIdentityService {
 }
 
 async function startFakeIdentityService(): Promise<FakeIdentityService> {
-  const fake = { identities: new Map(), environmentUpdates: [], ensureDefaultAdminCalls: 0, disables: [], caCertsPem: '' } as unknown as FakeIdentityService;
+  const fake = { identities: new Map(), ensureDefaultAdminCalls: 0, disables: [], caCertsPem: '' } as unknown as FakeIdentityService;
   fake.add = (fields) => {
     const i: FakeIdentity = { id: newId(), isAdmin: false, isDefaultAdmin: false, disabled: false, updatedAt: new Date().toISOString(), ...fields };
     fake.identities.set(i.id!, i);
@@ -68,10 +67,6 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
       fake.ensureDefaultAdminCalls++;
       const existing = [...fake.identities.values()].find((i) => i.isDefaultAdmin);
       return existing ?? fake.add({ name: req.name, isAdmin: true, isDefaultAdmin: true });
-    },
-    async UpdateIdentityEnvironment(req) {
-      fake.environmentUpdates.push({ id: req.id, envInfoJson: req.envInfoJson, sdkInfoJson: req.sdkInfoJson });
-      return {};
     },
     async CountIdentitiesByAuthPolicy(req) {
       return { count: [...fake.identities.values()].filter((i) => i.authPolicyId === req.authPolicyId).length };

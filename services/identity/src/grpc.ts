@@ -13,7 +13,7 @@ import {
 import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from './store.js';
 import type { RouterHandlers } from './router-grpc.js';
 import type { ServiceConfigHandlers } from './service-config-grpc.js';
-import { fieldsToInput, identityToProto, identityTypeToProto, parseJson } from './map.js';
+import { fieldsToInput, identityToProto, identityTypeToProto } from './map.js';
 
 /** Builds the handlers over a store (which records the events of its writes). */
 export function createIdentityHandlers(store: IdentityStore): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers | 'ListConfigReferences' | 'RemoveConfigReferences'> {
@@ -89,13 +89,6 @@ export function createIdentityHandlers(store: IdentityStore): Omit<AsyncHandlers
       const current = await store.get(req.id);
       checkDeletable(current);
       await store.delete(req.id);
-      return {};
-    },
-
-    async UpdateIdentityEnvironment(req) {
-      const env = req.envInfoJson ? parseJson('envInfo', req.envInfoJson) : undefined;
-      const sdk = req.sdkInfoJson ? parseJson('sdkInfo', req.sdkInfoJson) : undefined;
-      await store.updateEnvironment(req.id, env, sdk);
       return {};
     },
 
