@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_NAMES } from '@edge/config';
 import { createHttpClient, freePortBlock, loadSpecValidator, type HttpClient } from '@edge/testing';
 import { cleanupPrefix } from './support/cleanup.js';
-import { clusterEnv } from './support/cluster-env.js';
+import { clusterEnv, stopLauncher } from './support/cluster-env.js';
 import { freePort, uniquePrefix } from './support/infra.js';
 import { sampleSum, scrape } from './support/metrics.js';
 
@@ -74,11 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   http?.close();
-  if (proc && proc.exitCode === null) {
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
-  }
+  await stopLauncher(proc);
   await cleanupPrefix(prefix);
 });
 

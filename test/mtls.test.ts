@@ -11,7 +11,7 @@ import { contracts } from '@edge/proto';
 import { createMeshCredentials, meshServerName, requestMeshCertificate, CHANNEL_OPTIONS, JoinRefusedError } from '@edge/rpc';
 import { createHttpClient, freePortBlock, loadSpecValidator, type HttpClient } from '@edge/testing';
 import { cleanupPrefix } from './support/cleanup.js';
-import { clusterEnv } from './support/cluster-env.js';
+import { clusterEnv, stopLauncher } from './support/cluster-env.js';
 import { freePort, uniquePrefix } from './support/infra.js';
 import { createTestCa, issueClientCert } from './support/test-ca.js';
 
@@ -46,11 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   http?.close();
-  if (proc && proc.exitCode === null) {
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
-  }
+  await stopLauncher(proc);
   await cleanupPrefix(prefix);
 });
 

@@ -1,4 +1,5 @@
-/** The environment of a local cluster (`main.js cluster`) started by a test, on its own schemas and subjects. */
+/** Local clusters (`main.js cluster`) started by tests, each on its own schemas and subjects. */
+import type { ChildProcess } from 'node:child_process';
 import { TEST_DATABASE_URL, TEST_NATS_URL } from './infra.js';
 
 /** Settings every test cluster shares, plus `extra`; the admin password is `<name>-admin-pw`. */
@@ -17,4 +18,12 @@ export function clusterEnv(name: string, opts: { httpPort: number; basePort: num
     EDGE_SHUTDOWN_GRACE_MS: '3000',
     ...extra,
   };
+}
+
+/** Stops a launcher started by a test (SIGTERM, waiting for its exit) unless it has exited. */
+export async function stopLauncher(proc: ChildProcess | undefined): Promise<void> {
+  if (!proc || proc.exitCode !== null) return;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  await exited;
 }
