@@ -48,7 +48,8 @@ if (process.env.EDGE_UPDATE_K8S === '1') {
   for (const o of expectedObjects()) files.set(fileOf(o), [...(files.get(fileOf(o)) ?? []), o]);
   for (const [file, objects] of files) {
     const header = `# helm/edge-controller rendered with deploy/k8s/chart-values.yaml (release "edge").\n# Edit the chart and regenerate: EDGE_UPDATE_K8S=1 npx vitest run test/deploy/k8s.test.ts\n`;
-    writeFileSync(join(K8S_DIR, file), header + objects.map((o) => `---\n${stringify(o, { lineWidth: 0 })}`).join(''));
+    // Quoted as YAML 1.1 wants: tools that read it so take a bare off, on, yes or no for a boolean.
+    writeFileSync(join(K8S_DIR, file), header + objects.map((o) => `---\n${stringify(o, { lineWidth: 0, version: '1.1' })}`).join(''));
   }
 }
 
