@@ -113,4 +113,20 @@ describe('EDGE_GRPC_TLS=mtls in the cluster topology', () => {
     await expect(wrong).rejects.toThrow(/refused the join request/);
     expect(output).toContain('refused a service certificate request');
   });
+
+  it('ends a process started with another token than pki\'s, with one line naming the variable and not its value', async () => {
+    const gateway = fileURLToPath(new URL('../services/gateway/dist/main.js', import.meta.url));
+    const wrongToken = 'a-gateway-with-the-wrong-token-0123456789';
+    const child = spawn(process.execPath, [gateway], {
+      env: { ...clusterEnv('mtls', { httpPort: await freePort(), basePort, prefix }), EDGE_GRPC_TLS: 'mtls', EDGE_GRPC_JOIN_TOKEN: wrongToken, EDGE_PKI_GRPC_ADDR: `127.0.0.1:${portOf(PKI)}`, EDGE_LOG_FORMAT: 'json' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stdout!.on('data', (d) => (text += d));
+    child.stderr!.on('data', (d) => (text += d));
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(code).toBe(1);
+    expect(text).toContain('EDGE_GRPC_JOIN_TOKEN (value hidden): the pki service refused the join request');
+    expect(text).not.toContain(wrongToken);
+  });
 });

@@ -5,7 +5,8 @@
  */
 import type { Config } from '@edge/config';
 import type { Logger } from '@edge/logging';
-import { createMeshCredentials, joinMesh, keepRenewed, requestMeshCertificate, useMeshCredentials, type MeshCredentials } from '@edge/rpc';
+import { createMeshCredentials, joinMesh, keepRenewed, requestMeshCertificate, useMeshCredentials, JoinRefusedError, type MeshCredentials } from '@edge/rpc';
+import { StartupError } from './startup-error.js';
 
 /**
  * Credentials for this process when the configuration asks for mutual TLS, installed as the
@@ -27,10 +28,17 @@ export interface JoinServiceMeshOptions {
 
 /**
  * Obtains `name`'s certificate from the pki service into `credentials` (waiting for pki to
- * answer) and keeps it renewed; resolves to the function that stops renewing.
+ * answer) and keeps it renewed; resolves to the function that stops renewing. A refusal is a
+ * {@link StartupError} naming EDGE_GRPC_JOIN_TOKEN (its value hidden).
  */
 export async function joinServiceMesh(credentials: MeshCredentials, config: Config, name: string, log: Logger, options: JoinServiceMeshOptions = {}): Promise<() => void> {
   const opts = { name, pkiTarget: options.pkiTarget ?? config.grpc.targets.pki, joinToken: config.grpc.tls.joinToken!, deadlineMs: config.grpc.deadlineMs };
-  await joinMesh(credentials, { ...opts, log, signal: options.signal });
+  try {
+    await joinMesh(credentials, { ...opts, log, signal: options.signal });
+  } catch (err) {
+    // A refusal is the operator's to fix: most likely another token than pki's.
+    if (err instanceof JoinRefusedError) throw new StartupError('EDGE_GRPC_JOIN_TOKEN', opts.joinToken, err.message);
+    throw err;
+  }
   return keepRenewed(credentials, () => requestMeshCertificate(opts), log);
 }
