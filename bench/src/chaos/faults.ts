@@ -14,6 +14,8 @@ export interface FaultWindow {
   endedAt: number;
   /** From the kill until the supervisor had a new process running. */
   restartMs?: number;
+  /** From the kill until the new process served (its gRPC health SERVING; the gateway's HTTPS). */
+  servingMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -24,7 +26,7 @@ export function parseFaults(only: string | undefined): FaultName[] {
   const names = only.split(',').map((n) => n.trim()).filter(Boolean);
   const unknown = names.filter((n) => !(FAULTS as readonly string[]).includes(n));
   if (unknown.length) throw new Error(`--only: no fault ${unknown.join(', ')} (there are ${FAULTS.join(', ')})`);
-  return names as FaultName[];
+  return [...new Set(names)] as FaultName[];
 }
 
 /**
@@ -47,16 +49,23 @@ export async function inject(fault: FaultName, cluster: ChaosCluster, seconds: n
   if (pid === undefined) throw new Error(`no running ${fault} process to kill`);
   process.kill(pid, 'SIGKILL');
   const killedAt = Date.now();
-  const [restartMs] = await Promise.all([restarted(cluster, fault, pid, killedAt), during()]);
-  return { startedAt: killedAt, endedAt: killedAt, restartMs };
+  const [times] = await Promise.all([restarted(cluster, fault, pid, killedAt), during()]);
+  return { startedAt: killedAt, endedAt: killedAt, ...times };
 }
 
-/** Waits (up to 30 s) until a process other than `pid` runs `fault`; answers how long after the kill. */
-async function restarted(cluster: ChaosCluster, fault: FaultName, pid: number, killedAt: number): Promise<number | undefined> {
+/** Waits (up to 30 s) until a process other than `pid` runs `fault`, and until it serves; answers how long after the kill. */
+async function restarted(cluster: ChaosCluster, fault: FaultName, pid: number, killedAt: number): Promise<{ restartMs?: number; servingMs?: number }> {
+  const out: { restartMs?: number; servingMs?: number } = {};
   while (Date.now() - killedAt < 30_000) {
-    const now = cluster.pidOf(fault);
-    if (now !== undefined && now !== pid) return Date.now() - killedAt;
+    if (out.restartMs === undefined) {
+      const now = cluster.pidOf(fault);
+      if (now !== undefined && now !== pid) out.restartMs = Date.now() - killedAt;
+    }
+    if (out.restartMs !== undefined && (await cluster.serves(fault))) {
+      out.servingMs = Date.now() - killedAt;
+      return out;
+    }
     await sleep(25);
   }
-  return undefined;
+  return out;
 }

@@ -18,6 +18,11 @@ interface Acked<T> {
   phase: string;
 }
 
+/** A write whose events must follow, and when it was acknowledged. */
+interface AckedAt<T> extends Acked<T> {
+  at: number;
+}
+
 export function createLedger() {
   const ledger = {
     identities: [] as Acked<string>[],
@@ -25,11 +30,11 @@ export function createLedger() {
     sessions: [] as Acked<{ id: string; token: string }>[],
     apiSessions: [] as Acked<string>[],
     /** Logouts answered 200: the token must be refused, its sessions gone. */
-    loggedOut: new Map<string, Acked<string[]>>(),
+    loggedOut: new Map<string, AckedAt<string[]>>(),
     /** Logouts not answered (503, a dropped connection): whether they happened is not known. */
     uncertain: new Set<string>(),
     /** Identity deletions answered 200: the identity, its sessions and authenticators must be gone. */
-    deleted: [] as Acked<{ id: string; sessionIds: string[] }>[],
+    deleted: [] as AckedAt<{ id: string; sessionIds: string[] }>[],
 
     /** Whether `token` is known to be live (neither logged out nor possibly so). */
     live: (token: string) => !ledger.loggedOut.has(token) && !ledger.uncertain.has(token),

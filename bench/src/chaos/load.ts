@@ -1,6 +1,6 @@
 /**
- * The steady mixed load of a chaos run: a few workers sending logins, identity creates, session
- * creates, service lists and now and then a logout of an API session that holds sessions. Every
+ * The steady mixed load of a chaos run: workers sending logins, identity creates, session
+ * creates (now and then a logout of an API session that holds sessions instead) and service lists. Every
  * answer is recorded with its kind and time; every acknowledged write goes into the ledger.
  */
 import type { HttpClient } from '@edge/testing';
@@ -15,14 +15,17 @@ export const KINDS = ['login', 'create-identity', 'create-session', 'list-servic
 export type Kind = (typeof KINDS)[number];
 /** The kinds sent steadily enough to time a recovery by. */
 export const RECOVERY_KINDS: readonly Kind[] = ['login', 'create-identity', 'create-session', 'list-services'];
-const WEIGHTS: Record<Kind, number> = { 'login': 2, 'create-identity': 3, 'create-session': 3, 'list-services': 3, 'logout': 1, 'delete-identity': 0 };
+/** Of the session worker's turns, the share spent logging out an API session that holds sessions. */
+const LOGOUT_SHARE = 0.25;
+/** A worker sends at most one request per this long: a steady load that leaves the machine room to restart a process. */
+const PACE_MS = 100;
 /** API sessions kept alive at least (the logout kind leaves them alone). */
 const MIN_POOL = 4;
 /** A request unanswered this long counts as `timeout`. */
 const REQUEST_TIMEOUT_MS = 15_000;
 
-/** One answer: an HTTP status, or no answer at all. */
-export type Outcome = number | 'conn' | 'timeout';
+/** One answer: an HTTP status, no answer at all, or a fault of the load itself (`error`). */
+export type Outcome = number | 'conn' | 'timeout' | 'error';
 
 export interface Sample {
   kind: Kind;
@@ -38,17 +41,8 @@ export interface LoadOptions {
   ledger: Ledger;
   /** Names of the load's password identities. */
   users: string[];
-  workers: number;
-}
-
-function pickKind(): Kind {
-  const total = Object.values(WEIGHTS).reduce((a, b) => a + b);
-  let r = Math.random() * total;
-  for (const k of KINDS) {
-    r -= WEIGHTS[k];
-    if (r < 0) return k;
-  }
-  return 'list-services';
+  /** Concurrent requests of each recovery kind. */
+  workersPerKind: number;
 }
 
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)]!;
@@ -118,7 +112,7 @@ export function startLoad(opts: LoadOptions) {
 
   const logout = async (token: string, sessionIds: string[], p: string): Promise<Outcome> => {
     const r = await outcomeOf(http.delete(`${C}/current-api-session`, { session: token }));
-    if (r.outcome === 200) ledger.loggedOut.set(token, { value: sessionIds, phase: p });
+    if (r.outcome === 200) ledger.loggedOut.set(token, { value: sessionIds, phase: p, at: Date.now() });
     else ledger.uncertain.add(token);
     return r.outcome;
   };
@@ -126,32 +120,36 @@ export function startLoad(opts: LoadOptions) {
   /** Runs `fn` as a request of `kind`, recorded like the workers' own. */
   const recorded = async (kind: Kind, fn: (p: string) => Promise<Outcome>): Promise<Outcome> => {
     const [at, startedAt] = [phase, Date.now()];
-    const outcome = await fn(at);
+    // A fault of the load itself is recorded as an answer nobody expects, not a crash of the run.
+    const outcome = await fn(at).catch((): Outcome => 'error');
     samples.push({ kind, outcome, phase: at, startedAt, endedAt: Date.now() });
     return outcome;
   };
 
-  /** The kind to send next, given what the pool allows. */
-  const nextKind = (): Kind => {
-    const k = pickKind();
-    if (k === 'create-session' && pool.length === 0) return 'login';
-    if (k === 'logout' && (pool.length <= MIN_POOL || !pool.some((s) => s.sessionIds.length > 0))) return 'create-session';
-    return k;
+  /** The kind a worker of `kind` sends next, given what the pool allows. */
+  const nextKind = (kind: Kind): Kind => {
+    if (kind !== 'create-session') return kind;
+    if (pool.length === 0) return 'login';
+    return pool.length > MIN_POOL && Math.random() < LOGOUT_SHARE && pool.some((s) => s.sessionIds.length > 0) ? 'logout' : kind;
   };
 
-  const worker = async () => {
+  // Workers of one kind each, so that a kind waiting on a service that is away does not hold
+  // up the others, and each kind's recovery is its own.
+  const worker = async (of: Kind) => {
     while (!stopping) {
       if (paused) {
         await paused;
         continue;
       }
       busy++;
-      const kind = nextKind();
+      const kind = nextKind(of);
+      const started = Date.now();
       await recorded(kind, () => send(kind));
       if (--busy === 0) idle();
+      await new Promise((r) => setTimeout(r, Math.max(0, PACE_MS - (Date.now() - started))));
     }
   };
-  const workers = Array.from({ length: opts.workers }, worker);
+  const workers = Array.from({ length: Math.max(1, opts.workersPerKind) }).flatMap(() => RECOVERY_KINDS.map(worker));
 
   return {
     samples,
@@ -160,7 +158,7 @@ export function startLoad(opts: LoadOptions) {
     /** Deletes an identity whose sessions are `sessionIds` (recorded as a `delete-identity`). */
     deleteIdentity: (id: string, sessionIds: string[]) => recorded('delete-identity', async (p) => {
       const r = await outcomeOf(http.delete(`${M}/identities/${id}`, { session: net.admin }));
-      if (r.outcome === 200) ledger.deleted.push({ value: { id, sessionIds }, phase: p });
+      if (r.outcome === 200) ledger.deleted.push({ value: { id, sessionIds }, phase: p, at: Date.now() });
       return r.outcome;
     }),
     /** Attributes what follows to `name`. */

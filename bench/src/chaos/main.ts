@@ -1,5 +1,5 @@
 /**
- * `npm run chaos -- [--seconds N] [--only nats,postgres,auth,...] [--workers N]`: starts the
+ * `npm run chaos -- [--seconds N] [--only nats,postgres,auth,...] [--workers N per kind]`: starts the
  * local cluster against the local Postgres (through a relay) and a NATS of its own, drives a
  * mixed load and injects each fault in turn: NATS down, Postgres unreachable, and a SIGKILL of
  * each service and of the gateway. Prints a table and exits 1 when an answer was a 500 (or
@@ -14,16 +14,18 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     only: { type: 'string' },
-    workers: { type: 'string', default: '4' },
+    workers: { type: 'string', default: '1' },
   },
 });
 const say = (s: string) => process.stdout.write(`${s}\n`);
+// Ctrl-C ends the run through process exit, which stops the cluster's processes (cluster.ts).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 const result = await runChaos({
   databaseUrl: process.env.EDGE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   prefix: `chaos${randomBytes(3).toString('hex')}`,
   faults: parseFaults(args.only),
   seconds: Number(args.seconds),
-  workers: Number(args.workers),
+  workersPerKind: Number(args.workers),
   say,
 });
 say('');

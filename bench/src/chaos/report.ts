@@ -30,9 +30,9 @@ function slowest(r: FaultResult): string {
 }
 
 export function table(result: ChaosResult): string {
-  const head = ['fault', 'requests', '2xx', '503', '500', 'other', 'recovered after', 'restart', 'writes acked', 'lost', 'events', 'lost', 'delivered after', 'result'];
+  const head = ['fault', 'requests', '2xx', '503', '500', 'other', 'recovered after', 'restarted', 'serving', 'writes acked', 'lost', 'events', 'lost', 'delivered after', 'result'];
   const rows = result.faults.map((r) => [
-    outage(r, result.seconds), ...[r.requests, ...counts(r)].map(String), slowest(r), seconds(r.window.restartMs),
+    outage(r, result.seconds), ...[r.requests, ...counts(r)].map(String), slowest(r), seconds(r.window.restartMs), seconds(r.window.servingMs),
     String(r.writesChecked), String(r.writesLost.length), String(r.eventsChecked), String(r.eventsLost.length), seconds(r.eventsDeliveredMs),
     r.problems.length ? 'FAILED' : 'ok',
   ]);

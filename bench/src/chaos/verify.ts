@@ -23,7 +23,10 @@ export interface Verification {
   eventsChecked: number;
   /** Effects of acknowledged logouts and deletions still missing at the bound (must be none). */
   eventsLost: string[];
-  /** From the end of the fault until every effect was seen. */
+  /**
+   * From the end of the fault, or the acknowledgement of the last logout or deletion if later,
+   * until every effect was seen.
+   */
   eventsDeliveredMs?: number;
 }
 
@@ -78,21 +81,23 @@ async function ask(checks: Check[]): Promise<Array<[Check, boolean | undefined]>
 }
 
 /**
- * Verifies the phase `phase` that ended at `endedAt`: writes are re-read (a read that tells
- * nothing is asked again for up to `boundMs`), effects of events are waited for until `boundMs`
- * after the end.
+ * Verifies the phase `phase` whose fault ended at `endedAt`: writes are re-read (a read that
+ * tells nothing is asked again for up to `boundMs`), effects of events are waited for until
+ * `boundMs` after the end or the last acknowledgement that asks for them.
  */
 export async function verifyPhase(http: HttpClient, ledger: Ledger, admin: string, phase: string, endedAt: number, boundMs: number): Promise<Verification> {
   const events = eventChecks(http, ledger, admin, phase);
+  const acked = [...ledger.loggedOut.values(), ...ledger.deleted].filter((e) => e.phase === phase).map((e) => e.at);
+  const from = Math.max(endedAt, ...acked);
   let waiting = events;
   let eventsDeliveredMs: number | undefined;
   for (;;) {
     waiting = (await ask(waiting)).filter(([, h]) => h !== true).map(([c]) => c);
     if (waiting.length === 0) {
-      eventsDeliveredMs = Date.now() - endedAt;
+      eventsDeliveredMs = Date.now() - from;
       break;
     }
-    if (Date.now() - endedAt > boundMs) break;
+    if (Date.now() - from > boundMs) break;
     await sleep(200);
   }
   const writes = writeChecks(http, ledger, admin, phase);

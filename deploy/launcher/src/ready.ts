@@ -17,7 +17,7 @@ const POLL_MS = 250;
 const REPORT_EVERY_MS = 15_000;
 
 /** True when the gRPC server at `address` reports SERVING. */
-async function serving(address: string): Promise<boolean> {
+export async function serving(address: string): Promise<boolean> {
   const health = createRpcClient(contracts.health(), address, { deadlineMs: 1_000 }) as unknown as { check(r: object): Promise<{ status: string }>; close(): void };
   try {
     return (await health.check({})).status === 'SERVING';
@@ -28,8 +28,8 @@ async function serving(address: string): Promise<boolean> {
   }
 }
 
-/** True when the gateway answers an HTTPS request (any status: it is listening and serving). */
-function answers(url: string): Promise<boolean> {
+/** True when the gateway at `url` (https://host:port) answers its version with 200. */
+export function answers(url: string): Promise<boolean> {
   return new Promise((resolve) => {
     // The launcher does not hold the controller's CA; it only asks whether the gateway answers.
     const req = request(`${url}/edge/client/v1/version`, { rejectUnauthorized: false, timeout: 1_000 }, (res) => {
