@@ -29,6 +29,8 @@ export interface ChaosOptions {
   eventBoundMs?: number;
   /** Progress lines. */
   say?: (line: string) => void;
+  /** Environment the controller's processes get on top of the run's own. */
+  env?: Record<string, string>;
 }
 
 /** What one fault did. */
@@ -67,7 +69,7 @@ const RECOVERY_LIMIT_MS = 30_000;
 export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
   const say = opts.say ?? (() => undefined);
   say(`starting the cluster with NATS on a spare port and Postgres through a relay (prefix ${opts.prefix})`);
-  const cluster = await startChaosCluster(opts.databaseUrl, opts.prefix);
+  const cluster = await startChaosCluster(opts.databaseUrl, opts.prefix, opts.env);
   const http = createHttpClient({ baseUrl: cluster.url });
   let load: Load | undefined;
   try {
