@@ -42,7 +42,7 @@ describe('NATS killed while writes go on', () => {
     expectHonestAnswers(r);
     expect(r.writesChecked).toBeGreaterThan(10);
     expect(r.writesLost).toEqual([]);
-    expect(r.eventsChecked).toBeGreaterThanOrEqual(4);
+    expect(r.eventsChecked).toBeGreaterThanOrEqual(2);
     expect(r.eventsLost).toEqual([]);
     expect(r.eventsDeliveredMs, detail).toBeDefined();
     expect(r.eventsDeliveredMs!, detail).toBeLessThan(8_000);

@@ -5,6 +5,7 @@
 import { createHttpClient, type HttpClient } from '@edge/testing';
 import { startChaosCluster, type ChaosCluster } from './cluster.js';
 import { inject, type FaultName, type FaultWindow } from './faults.js';
+import { watchDelivery, type DeliveryWatch } from './delivery.js';
 import { createLedger, type Ledger } from './ledger.js';
 import { RECOVERY_KINDS, startLoad, type Kind, type Load, type Sample } from './load.js';
 import { createNetwork, enroll, type ChaosNetwork } from './network.js';
@@ -59,7 +60,7 @@ export interface ChaosResult {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const LOAD_USERS = 3;
+const LOAD_USERS = 2;
 /** Load before each fault, so that it meets requests in flight. */
 const STEADY_MS = 1_000;
 /** How long to wait for recovery before calling a fault unrecovered. */
@@ -72,22 +73,25 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
   const cluster = await startChaosCluster(opts.databaseUrl, opts.prefix, opts.env);
   const http = createHttpClient({ baseUrl: cluster.url });
   let load: Load | undefined;
+  let watch: DeliveryWatch | undefined;
   try {
     const net = await createNetwork(http);
     const users = [];
     for (let i = 0; i < LOAD_USERS; i++) users.push((await enroll(http, net, `chaos-user-${i}`)).name);
     const ledger = createLedger();
+    watch = watchDelivery(opts.databaseUrl, opts.prefix, ledger);
     load = startLoad({ http, net, ledger, users, workersPerKind: opts.workersPerKind ?? 1 });
     const results: FaultResult[] = [];
     for (const fault of opts.faults) {
       say(`fault ${fault}`);
-      results.push(await runFault(fault, { ...opts, cluster, http, net, ledger, load }));
+      results.push(await runFault(fault, { ...opts, cluster, http, net, ledger, load, watch }));
       const r = results.at(-1)!;
       say(`  ${r.requests} requests ${JSON.stringify(r.outcomes)}; ${r.problems.length ? `FAILED: ${r.problems.join('; ')}` : 'passed'}`);
     }
     return { seconds: opts.seconds, faults: results, ok: results.every((r) => r.problems.length === 0) };
   } finally {
     await load?.stop();
+    await watch?.stop();
     http.close();
     await cluster.stop();
   }
@@ -99,6 +103,7 @@ interface FaultContext extends ChaosOptions {
   net: ChaosNetwork;
   ledger: Ledger;
   load: Load;
+  watch: DeliveryWatch;
 }
 
 async function runFault(fault: FaultName, ctx: FaultContext): Promise<FaultResult> {
@@ -115,7 +120,8 @@ async function runFault(fault: FaultName, ctx: FaultContext): Promise<FaultResul
   await ctx.load.pause();
   try {
     const eventBound = ctx.eventBoundMs ?? bound;
-    const verification = await verifyPhase(ctx.http, ctx.ledger, ctx.net.admin, fault, window.endedAt, Math.max(eventBound, 10_000));
+    const clearAt = window.startedAt + (window.servingMs ?? window.endedAt - window.startedAt);
+    const verification = await verifyPhase(ctx.http, ctx.ledger, ctx.watch, ctx.net.admin, fault, clearAt, Math.max(eventBound, 10_000));
     const samples = ctx.load.samples.filter((s) => s.phase === fault);
     const until = window.endedAt + (window.restartMs === undefined ? 0 : Math.max(0, ...Object.values(recoveryMs)));
     const during = tally(samples.filter((s) => s.startedAt >= window.startedAt && s.startedAt <= until)).byKind;
