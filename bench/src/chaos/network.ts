@@ -25,7 +25,7 @@ export interface Enrolled {
   sessionId: string;
 }
 
-async function expect(status: number, call: Promise<{ status: number; text: string; body: any }>, what: string) {
+async function expectStatus(status: number, call: Promise<{ status: number; text: string; body: any }>, what: string) {
   const r = await call;
   if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status}: ${r.text.slice(0, 300)}`);
   return r.body;
@@ -33,13 +33,13 @@ async function expect(status: number, call: Promise<{ status: number; text: stri
 
 /** Logs in with a password on the client API; answers the API session token. */
 export async function login(http: HttpClient, username: string, password: string): Promise<string> {
-  return (await expect(200, http.post(`${C}/authenticate?method=password`, { body: { username, password } }), `login of ${username}`)).data.token;
+  return (await expectStatus(200, http.post(`${C}/authenticate?method=password`, { body: { username, password } }), `login of ${username}`)).data.token;
 }
 
 /** Creates the service, the edge router and the three policies; logs the admin in. */
 export async function createNetwork(http: HttpClient): Promise<ChaosNetwork> {
-  const admin = (await expect(200, http.post(`${M}/authenticate?method=password`, { body: ADMIN }), 'admin login')).data.token as string;
-  const post = async (path: string, body: unknown) => (await expect(201, http.post(`${M}${path}`, { body, session: admin }), `POST ${path}`)).data.id as string;
+  const admin = (await expectStatus(200, http.post(`${M}/authenticate?method=password`, { body: ADMIN }), 'admin login')).data.token as string;
+  const post = async (path: string, body: unknown) => (await expectStatus(201, http.post(`${M}${path}`, { body, session: admin }), `POST ${path}`)).data.id as string;
   const serviceId = await post('/services', { name: 'chaos-service', encryptionRequired: true, roleAttributes: [ROLE] });
   await post('/edge-routers', { name: 'chaos-edge-router', roleAttributes: [ROLE] });
   await post('/edge-router-policies', { name: 'chaos-erp', semantic: 'AnyOf', identityRoles: [`#${ROLE}`], edgeRouterRoles: [`#${ROLE}`] });
@@ -51,11 +51,11 @@ export async function createNetwork(http: HttpClient): Promise<ChaosNetwork> {
 /** Creates `name` in role #chaos with a updb enrollment, enrolls it, logs it in and dials the service. */
 export async function enroll(http: HttpClient, net: ChaosNetwork, name: string): Promise<Enrolled> {
   const body = { name, type: 'User', isAdmin: false, roleAttributes: [ROLE], enrollment: { updb: name } };
-  const id = (await expect(201, http.post(`${M}/identities`, { body, session: net.admin }), `create ${name}`)).data.id as string;
-  const detail = await expect(200, http.get(`${M}/identities/${id}`, { session: net.admin }), `read ${name}`);
+  const id = (await expectStatus(201, http.post(`${M}/identities`, { body, session: net.admin }), `create ${name}`)).data.id as string;
+  const detail = await expectStatus(200, http.get(`${M}/identities/${id}`, { session: net.admin }), `read ${name}`);
   const enrollment = encodeURIComponent(detail.data.enrollment.updb.token as string);
-  await expect(200, http.post(`${C}/enroll/updb?token=${enrollment}`, { body: { password: PASSWORD } }), `enroll ${name}`);
+  await expectStatus(200, http.post(`${C}/enroll/updb?token=${enrollment}`, { body: { password: PASSWORD } }), `enroll ${name}`);
   const token = await login(http, name, PASSWORD);
-  const session = await expect(201, http.post(`${C}/sessions`, { body: { serviceId: net.serviceId }, session: token }), `session of ${name}`);
+  const session = await expectStatus(201, http.post(`${C}/sessions`, { body: { serviceId: net.serviceId }, session: token }), `session of ${name}`);
   return { id, name, token, sessionId: session.data.id as string };
 }

@@ -23,16 +23,27 @@ function counts(r: FaultResult): [number, number, number, number] {
   return [ok, unavailable, failed, other];
 }
 
+/** The slowest kind and its recovery (undefined: it never recovered). */
+function worst(r: FaultResult): readonly [string, number | undefined] {
+  return RECOVERY_KINDS.map((k) => [k, r.recoveryMs[k]] as const).sort((a, b) => (b[1] ?? Infinity) - (a[1] ?? Infinity))[0]!;
+}
+
 /** The slowest kind's recovery, named. */
 function slowest(r: FaultResult): string {
-  const worst = RECOVERY_KINDS.map((k) => [k, r.recoveryMs[k]] as const).sort((a, b) => (b[1] ?? Infinity) - (a[1] ?? Infinity))[0]!;
-  return worst[1] === undefined ? `never (${worst[0]})` : `${seconds(worst[1])} (${worst[0]})`;
+  const [kind, ms] = worst(r);
+  return ms === undefined ? `never (${kind})` : `${seconds(ms)} (${kind})`;
+}
+
+/** For a kill: from the new process serving until every kind succeeded again. */
+function usedAgain(r: FaultResult): string {
+  const ms = worst(r)[1];
+  return r.window.servingMs === undefined || ms === undefined ? '-' : seconds(Math.max(0, ms - r.window.servingMs));
 }
 
 export function table(result: ChaosResult): string {
-  const head = ['fault', 'requests', '2xx', '503', '500', 'other', 'recovered after', 'restarted', 'serving', 'writes acked', 'lost', 'events', 'lost', 'delivered after', 'result'];
+  const head = ['fault', 'requests', '2xx', '503', '500', 'other', 'recovered after', 'restarted', 'serving', 'used again', 'writes acked', 'lost', 'events', 'lost', 'delivered after', 'result'];
   const rows = result.faults.map((r) => [
-    outage(r, result.seconds), ...[r.requests, ...counts(r)].map(String), slowest(r), seconds(r.window.restartMs), seconds(r.window.servingMs),
+    outage(r, result.seconds), ...[r.requests, ...counts(r)].map(String), slowest(r), seconds(r.window.restartMs), seconds(r.window.servingMs), usedAgain(r),
     String(r.writesChecked), String(r.writesLost.length), String(r.eventsChecked), String(r.eventsLost.length), seconds(r.eventsDeliveredMs),
     r.problems.length ? 'FAILED' : 'ok',
   ]);
