@@ -17,7 +17,7 @@ const POLL_MS = 250;
 const REPORT_EVERY_MS = 15_000;
 
 /** True when the gRPC server of process `name` (`<service>-<replica>`) at `address` reports SERVING. */
-async function serving(name: string, address: string): Promise<boolean> {
+export async function serving(name: string, address: string): Promise<boolean> {
   // Under mutual TLS the server must prove to be that service.
   const serverName = name.replace(/-\d+$/, '');
   const health = createRpcClient(contracts.health(), address, { deadlineMs: 1_000, serverName }) as unknown as { check(r: object): Promise<{ status: string }>; close(): void };
@@ -30,8 +30,8 @@ async function serving(name: string, address: string): Promise<boolean> {
   }
 }
 
-/** True when the gateway answers an HTTPS request (any status: it is listening and serving). */
-function answers(url: string): Promise<boolean> {
+/** True when the gateway at `url` (https://host:port) answers its version with 200. */
+export function answers(url: string): Promise<boolean> {
   return new Promise((resolve) => {
     // The launcher does not hold the controller's CA; it only asks whether the gateway answers.
     const req = request(`${url}/edge/client/v1/version`, { rejectUnauthorized: false, timeout: 1_000 }, (res) => {
