@@ -3,10 +3,11 @@
  * authenticated (identity, API session, MFA state, role attributes), so a service can act for
  * the caller without asking the auth service again.
  *
- * Trust: the gRPC ports are internal and unauthenticated (as `x-edge-actor` already is); a
- * principal is as trustworthy as any internal call. A service uses it only for the identity and
- * API session a request names itself, so a caller forging it gains nothing it could not get by
- * calling the auth service directly.
+ * Trust: a principal is trusted as `x-edge-actor` is, as far as the caller is: under
+ * `EDGE_GRPC_TLS=mtls` only the controller's own processes can call, otherwise the internal gRPC
+ * ports are unauthenticated. A service uses it only for the identity and API session a request
+ * names itself, so a caller forging it gains nothing it could not get by calling the auth
+ * service directly.
  */
 
 /** What a service may learn of the caller from the metadata. */
