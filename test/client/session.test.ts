@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN, startTestController, type TestController } from '../support/controller.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 
@@ -26,8 +26,12 @@ describe('authentication and the current session', () => {
     expect(me.body.data.name).toBeTruthy();
     expect(me.body.data.isDefaultAdmin).toBe(true);
     expect(me.body.data.hasApiSession).toBe(true);
-    expect(me.body.data.envInfo).toMatchObject({ os: 'linux', arch: 'x86_64' });
-    expect(me.body.data.sdkInfo).toMatchObject({ type: 'test-sdk' });
+    // The environment reaches the identity by event, a moment after the login is answered.
+    await vi.waitFor(async () => {
+      const again = await c.http.get(`${C}/current-identity`, { session: r.body.data.token, expectStatus: 200 });
+      expect(again.body.data.envInfo).toMatchObject({ os: 'linux', arch: 'x86_64' });
+      expect(again.body.data.sdkInfo).toMatchObject({ type: 'test-sdk' });
+    }, { timeout: 5_000, interval: 50 });
     expect(me.headers['expiration-seconds']).toBeDefined();
     expect(me.headers['expires-at']).toBeDefined();
 
@@ -102,6 +106,22 @@ describe('authentication and the current session', () => {
     await c.http.patch(`${M}/identities/${user.id}`, { body: { isAdmin: true }, session: admin, expectStatus: 200 });
     // Within the cache TTL (5 s): only the identity-updated event can make this pass in time.
     await waitFor(async () => (await c.http.get(`${M}/identities`, { session: user.token, skipValidation: true })).status === 200, 2_500);
+  });
+
+  it('carries a rename and new role attributes into the principal within a second (identity → NATS → auth → gateway)', async () => {
+    const admin = await c.login();
+    const user = await createPasswordIdentity(c, admin, 'renamed-user', 'plain-password');
+    const svc = await c.http.post(`${M}/services`, { body: { name: 'for-movers', encryptionRequired: true, roleAttributes: ['moving'] }, session: admin, expectStatus: 201 });
+    await c.http.post(`${M}/service-policies`, {
+      body: { name: 'movers-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#movers'], serviceRoles: ['#moving'] }, session: admin, expectStatus: 201,
+    });
+    const visible = async () => (await c.http.get(`${C}/services`, { session: user.token, expectStatus: 200 })).body.data.map((x: { id: string }) => x.id);
+    expect(await visible()).not.toContain(svc.body.data.id);
+    await c.http.patch(`${M}/identities/${user.id}`, { body: { name: 'moved-user', roleAttributes: ['movers'] }, session: admin, expectStatus: 200 });
+    await waitFor(async () => {
+      const cur = await c.http.get(`${C}/current-api-session`, { session: user.token, expectStatus: 200 });
+      return cur.body.data.identity.name === 'moved-user' && (await visible()).includes(svc.body.data.id);
+    }, 1_000);
   });
 
   it('ends the API sessions of a deleted identity (identity → NATS → auth)', async () => {

@@ -200,8 +200,9 @@ describe('auth policies at login', () => {
     expect(Date.parse(detail.body.data.disabledUntil) - Date.now()).toBeGreaterThan(4 * 60_000);
     expect((await c.http.get(`${C}/current-identity`, { session: user.token })).status).toBe(401);
 
-    // the lockout is over: on the identity, and on its authenticator
+    // the lockout is over: on the identity (and the auth service's read model of it), and on its authenticator
     await sql('UPDATE $schema.identities SET disabled_until = now() - interval \'1 second\' WHERE id = $1', [user.id]);
+    await sql('UPDATE $schema.identities SET disabled_until = now() - interval \'1 second\' WHERE id = $1', [user.id], 'auth');
     await sql('UPDATE $schema.authenticators SET locked_until = now() - interval \'1 second\' WHERE identity_id = $1', [user.id], 'auth');
     expect((await login(user.name, user.password)).status).toBe(200);
     const after = await c.http.get(`${M}/identities/${user.id}`, { session: admin, expectStatus: 200 });

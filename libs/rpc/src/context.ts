@@ -1,11 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import type { CallerPrincipal } from './principal.js';
 
 /** What travels with every call: the request id, who is making the change, and until when. */
 export interface RequestContext {
   requestId: string;
   /** Identity id of the caller whose request caused this work, when known. */
   actorId?: string;
+  /**
+   * The principal of the caller the gateway authenticated, when the work is done for one; it
+   * travels with every call made for the request (see principal.ts for how far it is trusted).
+   */
+  principal?: CallerPrincipal;
   /**
    * When the caller stops waiting (epoch ms): set by the gateway per request and by the gRPC
    * server from the incoming call's deadline. Every outgoing call ends before it, so no work is

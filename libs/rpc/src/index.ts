@@ -12,3 +12,4 @@ export { joinMesh, requestMeshCertificate, createMeshCsr, keepRenewed, JoinRefus
 export { joinRequestMac, joinAnswerMac, macMatches, JOIN_CLOCK_SKEW_MS, type JoinRequestFields } from './join-mac.js';
 export { localTarget, isLocalTarget, resolveTarget } from './local.js';
 export { stubHandlers } from './stub.js';
+export { encodePrincipal, decodePrincipal, PRINCIPAL_KEY, type CallerPrincipal } from './principal.js';

@@ -208,16 +208,6 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     return { identity: await identities.findByExternalId(externalId), authenticatorId: caId };
   }
 
-  async function recordEnvironment(identityId: string, input: AuthenticateInput): Promise<void> {
-    if (input.envInfoJson === '' && input.sdkInfoJson === '') return;
-    try {
-      await identities.updateEnvironment(identityId, input.envInfoJson, input.sdkInfoJson);
-    } catch (err) {
-      // Diagnostic data only: losing it must not cost the client its login.
-      log.warn({ err, identityId }, 'could not record identity environment');
-    }
-  }
-
   /** Authenticates and opens an API session. */
   return async function authenticate(input: AuthenticateInput): Promise<Authenticated> {
     const prove = { password: passwordIdentity, cert: certIdentity, 'ext-jwt': extJwtIdentity }[input.method];
@@ -231,8 +221,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
       id: newId(), tokenHash: hashToken(token), identityId: identity.id, authenticatorId,
       configTypes: input.configTypes, ipAddress: input.remoteAddress,
       isMfaRequired, isMfaComplete: false, isCertExtendable, lastActivityAt: new Date(),
-    });
-    await recordEnvironment(identity.id, input);
+    }, { envInfoJson: input.envInfoJson, sdkInfoJson: input.sdkInfoJson });
     return { session, token, identity };
   };
 }

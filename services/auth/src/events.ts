@@ -14,8 +14,16 @@ import type { AuthDatabase } from './store.js';
 export const API_SESSION_DELETED = 'edge.auth.api-session.deleted';
 /** Published when an API session changed what it may do (MFA completed); payload {@link ApiSessionRef}. */
 export const API_SESSION_UPDATED = 'edge.auth.api-session.updated';
+/**
+ * Published when a client authenticated and told about its environment; payload
+ * `{id, identityId, envInfoJson, sdkInfoJson}`. The identity service records the environment on
+ * the identity, so a login does not wait for it.
+ */
+export const API_SESSION_CREATED = 'edge.auth.api-session.created';
 /** Published when an MFA enrollment is removed; payload `{id, identityId}`. */
 export const MFA_DELETED = 'edge.auth.mfa.deleted';
+/** Published by the identity service when an identity is created; payload: the identity (services/identity events.ts). */
+export const IDENTITY_CREATED = 'edge.identity.identity.created';
 /** Published by the identity service when an identity is deleted; payload `{id}`. */
 export const IDENTITY_DELETED = 'edge.identity.identity.deleted';
 /** Published by the identity service when an identity changed (enabled included); payload `{id, disabled, …}`. */
@@ -43,6 +51,9 @@ export function createAuthEvents(outbox: Outbox<AuthDatabase>) {
     },
     /** An API session changed what it may do (MFA completed). */
     apiSessionUpdated: (trx: Trx, s: ApiSessionRef) => outbox.enqueue(trx, API_SESSION_UPDATED, { id: s.id, identityId: s.identityId }),
+    /** A client authenticated, reporting its environment (only sent when it did). */
+    apiSessionCreated: (trx: Trx, s: ApiSessionRef, env: { envInfoJson: string; sdkInfoJson: string }) =>
+      outbox.enqueue(trx, API_SESSION_CREATED, { id: s.id, identityId: s.identityId, envInfoJson: env.envInfoJson, sdkInfoJson: env.sdkInfoJson }),
     mfaDeleted: (trx: Trx, mfa: { id: string; identityId: string }) => outbox.enqueue(trx, MFA_DELETED, { id: mfa.id, identityId: mfa.identityId }),
     /** An auth policy or external JWT signer changed or went. */
     settingChanged: (trx: Trx, entity: AuthSetting, id: string, what: 'updated' | 'deleted') => outbox.enqueue(trx, `edge.auth.${entity}.${what}`, { id }),
@@ -51,10 +62,15 @@ export function createAuthEvents(outbox: Outbox<AuthDatabase>) {
 
 export type AuthEvents = ReturnType<typeof createAuthEvents>;
 
+/** How an identity event changes the read model of identities. */
+export type IdentityChange = 'changed' | 'deleted';
+
 /** What the consumers act on. */
 export interface ConsumerDeps {
   bus: Bus;
   log: Logger;
+  /** Applies an identity event's payload to the read model (by version, so repeats and late events change nothing). */
+  onIdentityEvent(data: { id: string }, change: IdentityChange): Promise<void>;
   /** Ends everything an identity authenticates with; must be harmless when repeated. */
   onIdentityDeleted(identityId: string): Promise<void>;
   /** Ends the API sessions of a disabled identity; must be harmless when repeated. */
@@ -65,26 +81,33 @@ export interface ConsumerDeps {
   onCaDeleted(caCertPem: string): Promise<void>;
 }
 
-/** A durable consumer of identity events that carry the identity's id. */
-function consumeIdentityEvent(deps: ConsumerDeps, subject: string, handle: (identityId: string) => Promise<void>): Promise<Subscription> {
-  return deps.bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
+/**
+ * A durable consumer of identity events that carry the identity's id: the read model takes the
+ * event first, then `react` (if any) acts on it.
+ */
+function consumeIdentityEvent(
+  deps: ConsumerDeps, subject: string, change: IdentityChange, react?: (identityId: string, data: { disabled?: unknown }) => Promise<void>,
+): Promise<Subscription> {
+  return deps.bus.consume<{ id?: unknown; disabled?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
     const id = msg.data?.id;
     if (typeof id !== 'string' || id === '') {
       // Redelivering a malformed message would never succeed: log it and let it go.
       deps.log.warn({ subject: msg.subject }, 'identity event without an id, ignored');
       return;
     }
-    await handle(id);
+    await deps.onIdentityEvent({ ...msg.data, id }, change);
+    await react?.(id, msg.data);
   });
 }
 
 /** Starts this service's consumers; the caller unsubscribes them on stop. */
 export async function startConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
   return [
-    await consumeIdentityEvent(deps, IDENTITY_DELETED, deps.onIdentityDeleted),
-    await consumeIdentityEvent(deps, IDENTITY_DISABLED, deps.onIdentityDisabled),
-    await deps.bus.consume<{ id?: unknown; disabled?: unknown }>(CONSUMER_GROUP, IDENTITY_UPDATED, async (msg) => {
-      if (typeof msg.data?.id === 'string' && msg.data.disabled === false) await deps.onIdentityEnabled(msg.data.id);
+    await consumeIdentityEvent(deps, IDENTITY_CREATED, 'changed'),
+    await consumeIdentityEvent(deps, IDENTITY_DELETED, 'deleted', deps.onIdentityDeleted),
+    await consumeIdentityEvent(deps, IDENTITY_DISABLED, 'changed', deps.onIdentityDisabled),
+    await consumeIdentityEvent(deps, IDENTITY_UPDATED, 'changed', async (id, data) => {
+      if (data.disabled === false) await deps.onIdentityEnabled(id);
     }),
     await deps.bus.consume<{ id?: unknown; certPem?: unknown }>(CONSUMER_GROUP, CA_DELETED, async (msg) => {
       if (typeof msg.data?.certPem !== 'string' || msg.data.certPem === '') {

@@ -121,7 +121,8 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
       if (pending) apiSession.authQueries = [...(apiSession.authQueries ?? []), { typeId: 'EXT-JWT', provider: 'url', httpUrl: pending.externalAuthUrl ?? '', httpMethod: 'GET', format: '', minLength: 0, maxLength: 0 }];
       return {
         apiSession, isAdmin: identity.isAdmin || identity.isDefaultAdmin, isDefaultAdmin: identity.isDefaultAdmin, isExtJwtPending: pending !== undefined,
-        permissions: identity.permissions,
+        permissions: identity.permissions, roleAttributes: identity.roleAttributes,
+        mfaPassedAt: current.isMfaRequired && current.isMfaComplete ? current.updatedAt.toISOString() : '',
       };
     },
     async CheckIntegrity(req) {

@@ -7,19 +7,10 @@ import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { IdentityServiceClient, identity } from '@edge/proto';
 import type { RpcClient } from '@edge/rpc';
+import type { IdentityInfo, IdentityRecord } from './domain/identity.js';
+import type { IdentityModel } from './identity-model.js';
 
-/** What authentication needs to know about an identity. */
-export interface IdentityInfo {
-  id: string;
-  name: string;
-  isAdmin: boolean;
-  isDefaultAdmin: boolean;
-  /** Disabled now (an admin, or a lockout not yet expired). */
-  disabled: boolean;
-  authPolicyId: string;
-  /** admin_readonly and entity / entity-action permissions (the Management API enforces them). */
-  permissions: string[];
-}
+export type { IdentityInfo };
 
 /** The identity service client this service uses. */
 export type IdentityClient = RpcClient<IdentityServiceClient>;
@@ -32,8 +23,6 @@ export interface Identities {
   findByExternalId(externalId: string): Promise<IdentityInfo | undefined>;
   /** The identities of these ids the identity service knows, by id. */
   findMany(ids: string[]): Promise<Map<string, IdentityInfo>>;
-  /** Records the envInfo/sdkInfo JSON a client sent when authenticating. */
-  updateEnvironment(id: string, envInfoJson: string, sdkInfoJson: string): Promise<void>;
   /** The default admin identity, created by the identity service on first call. */
   ensureDefaultAdmin(name: string): Promise<IdentityInfo>;
   /** How many identities use this auth policy. */
@@ -49,7 +38,87 @@ export interface Identities {
 function toInfo(i: identity.Identity__Output): IdentityInfo {
   return {
     id: i.id, name: i.name, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin, disabled: i.disabled, authPolicyId: i.authPolicyId || 'default',
-    permissions: i.permissions ?? [],
+    permissions: i.permissions ?? [], roleAttributes: i.roleAttributes ?? [], externalId: i.externalId ?? null,
+  };
+}
+
+/** The version of an identity the identity service answered with, for the read model. */
+export function recordOf(i: identity.Identity__Output): IdentityRecord {
+  return {
+    id: i.id, name: i.name, typeId: i.typeId, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin,
+    // as answered: disabled now, and until when
+    disabled: i.disabled, disabledUntil: i.disabled && i.disabledUntil ? new Date(i.disabledUntil) : null,
+    authPolicyId: i.authPolicyId || 'default', externalId: i.externalId ?? null, permissions: i.permissions ?? [],
+    roleAttributes: i.roleAttributes ?? [], updatedAt: new Date(i.updatedAt || 0),
+  };
+}
+
+/** One page of every identity in id order, after `afterId` (reconciliation of the read model). */
+export async function identitiesAfter(client: IdentityClient, afterId: string | undefined, limit: number): Promise<IdentityRecord[]> {
+  const filter = afterId === undefined ? '' : `id > ${JSON.stringify(afterId)}`;
+  const page = await client.listIdentities({ query: { filter, limit, offset: 0, sort: 'id asc', roleFilter: [], roleSemantic: '' } });
+  return page.identities.map(recordOf);
+}
+
+/** undefined for NOT_FOUND, the identity otherwise. */
+async function getOrMissing(client: IdentityClient, id: string): Promise<identity.Identity__Output | undefined> {
+  try {
+    return await client.getIdentity({ id });
+  } catch (err) {
+    if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
+    throw err;
+  }
+}
+
+/** The identity with this externalId, if any. */
+async function withExternalId(client: IdentityClient, externalId: string): Promise<identity.Identity__Output | undefined> {
+  try {
+    const page = await client.listIdentities({ query: { filter: `externalId = ${JSON.stringify(externalId)}`, limit: 1, offset: 0, sort: '', roleFilter: [], roleSemantic: '' } });
+    return page.identities[0];
+  } catch (err) {
+    // A value the filter language cannot carry (a control character) names no identity.
+    if (isZitiError(err) && err.code === 'INVALID_FILTER') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Identity look-ups answered from the read model (ARCHITECTURE.md rule 8): the identity service
+ * is asked only about an identity the model has never heard of (created an instant ago, its event
+ * not applied yet), and the answer goes into the model. An identity the model knows to be
+ * deleted is not asked about. Writes go to the identity service.
+ */
+export function createIdentityDirectory(model: IdentityModel, remote: Identities, client: IdentityClient): Identities {
+  const fetchInto = async (id: string): Promise<IdentityInfo | undefined> => {
+    const found = await getOrMissing(client, id);
+    if (!found) return undefined;
+    await model.apply(recordOf(found));
+    return toInfo(found);
+  };
+  return {
+    ...remote,
+    async find(id) {
+      const local = await model.find(id);
+      if (local.state === 'present') return local.identity;
+      return local.state === 'deleted' ? undefined : fetchInto(id);
+    },
+    async findByExternalId(externalId) {
+      const local = await model.findByExternalId(externalId);
+      if (local) return local;
+      const found = await withExternalId(client, externalId);
+      if (found) await model.apply(recordOf(found));
+      return found && toInfo(found);
+    },
+    async findMany(ids) {
+      const { found, deleted } = await model.findMany(ids);
+      const missing = [...new Set(ids)].filter((id) => !found.has(id) && !deleted.has(id));
+      if (missing.length > 0) {
+        const { identities } = await client.getIdentities({ ids: missing });
+        await model.applyMany(identities.map(recordOf));
+        for (const i of identities) found.set(i.id, toInfo(i));
+      }
+      return found;
+    },
   };
 }
 
@@ -57,31 +126,18 @@ function toInfo(i: identity.Identity__Output): IdentityInfo {
 export function createIdentities(client: IdentityClient): Identities {
   return {
     async find(id) {
-      try {
-        return toInfo(await client.getIdentity({ id }));
-      } catch (err) {
-        if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
-        throw err;
-      }
+      const found = await getOrMissing(client, id);
+      return found && toInfo(found);
     },
     async findByExternalId(externalId) {
-      try {
-        const page = await client.listIdentities({ query: { filter: `externalId = ${JSON.stringify(externalId)}`, limit: 1, offset: 0, sort: '', roleFilter: [], roleSemantic: '' } });
-        return page.identities[0] && toInfo(page.identities[0]);
-      } catch (err) {
-        // A value the filter language cannot carry (a control character) names no identity.
-        if (isZitiError(err) && err.code === 'INVALID_FILTER') return undefined;
-        throw err;
-      }
+      const found = await withExternalId(client, externalId);
+      return found && toInfo(found);
     },
     async findMany(ids) {
       const unique = [...new Set(ids)];
       if (unique.length === 0) return new Map();
       const { identities } = await client.getIdentities({ ids: unique });
       return new Map(identities.map((i) => [i.id, toInfo(i)]));
-    },
-    async updateEnvironment(id, envInfoJson, sdkInfoJson) {
-      await client.updateIdentityEnvironment({ id, envInfoJson, sdkInfoJson });
     },
     async ensureDefaultAdmin(name) {
       return toInfo(await client.ensureDefaultAdmin({ name }));

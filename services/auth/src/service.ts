@@ -30,7 +30,9 @@ import { createRevocations } from './revocations.js';
 import { createSecondaryExtJwtCheck } from './secondary-ext-jwt.js';
 import { createIdentityReconcile, createIntegrityCheck } from './integrity.js';
 import { createAuthenticatorStore } from './authenticator-store.js';
-import { createIdentities } from './identities.js';
+import { createIdentities, createIdentityDirectory, retryWhileUnavailable } from './identities.js';
+import { createIdentityModel } from './identity-model.js';
+import { createIdentityModelReconcile } from './identity-model-reconcile.js';
 import { createLockoutStore } from './lockout-store.js';
 import { backfillIssuedByNetwork, createNetworkIssuer } from './network-issuer.js';
 import { createMfaOperations } from './mfa.js';
@@ -72,7 +74,10 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const store = createStore(db, events);
     const client = createRpcClient(contracts.identity(), config.grpc.targets.identity, { deadlineMs: config.grpc.deadlineMs });
     stack.defer(() => client.close());
-    const identities = createIdentities(client);
+    // Writes and the integrity check ask the identity service; look-ups read the model.
+    const remoteIdentities = createIdentities(client);
+    const identityModel = createIdentityModel(db, plumbing.outbox);
+    const identities = createIdentityDirectory(identityModel, remoteIdentities, client);
     await bootstrapDefaultAdmin({ config, store, identities, log, signal: aborter.signal });
 
     const timeoutMinutes = config.apiSessionTimeoutMinutes;
@@ -87,7 +92,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const authenticators = createAuthenticators({ store: authenticatorStore, identities, policies, issuedByNetwork });
     const lockouts = createLockoutStore(db);
     const subscriptions: Subscription[] = await startConsumers({
-      bus, log, onIdentityDeleted: apiSessions.endForIdentity, onIdentityDisabled: apiSessions.endSessionsOf,
+      bus, log, onIdentityEvent: (data, change) => identityModel.applyEvent(data, change), onIdentityDeleted: apiSessions.endForIdentity, onIdentityDisabled: apiSessions.endSessionsOf,
       onIdentityEnabled: lockouts.clearForIdentity,
       onCaDeleted: async (caPem) => {
         // as a CA's certificates stop being trusted, the authenticators it issued go too
@@ -101,7 +106,13 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     await apiSessions.sweepExpired();
     stack.defer(scheduleExpirySweep(apiSessions, log));
     // And what a lost identity event left: sessions and authenticators of deleted or disabled identities.
-    plumbing.reconcile('identities', createIdentityReconcile(store, identities, apiSessions));
+    plumbing.reconcile('identities', createIdentityReconcile(store, remoteIdentities, apiSessions));
+    // The read model of identities: filled at start (in the background: the identity service may
+    // start later) and repaired periodically, a page per step.
+    const modelFill = plumbing.reconcile('identity-model', createIdentityModelReconcile(identityModel, client));
+    const fill = retryWhileUnavailable(() => modelFill.runNow(), { timeoutMs: 120_000, log, signal: aborter.signal })
+      .catch((err: unknown) => { if (!aborter.signal.aborted) log.warn({ err }, 'filling the identity read model failed; the periodic run repairs it'); });
+    stack.defer(() => fill);
 
     const mfaStore = createMfaStore(db, events);
     const kek = await resolveKek(config, (salt) => mfaStore.ensureScryptSalt(salt), log);
@@ -128,7 +139,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
       certExtension: createCertExtension(authenticatorStore, (currentCertPem, csrPem) => pki.extendClientCertificate({ currentCertPem, csrPem })),
       enrolled,
       tokenEnrollment,
-      checkIntegrity: createIntegrityCheck(store, identities, apiSessions),
+      checkIntegrity: createIntegrityCheck(store, remoteIdentities, apiSessions),
       secondaryExtJwt: createSecondaryExtJwtCheck({ signers: signerStore, verify: verifyExtJwt, identities }),
     }));
     stack.defer(() => server.stop(config.shutdownGraceMs));

@@ -9,6 +9,7 @@ import type { AuthEvents } from './events.js';
 import type { Authenticator, AuthenticatorMethod } from './domain/authenticator.js';
 import type { AuthPoliciesTable } from './auth-policy-store.js';
 import type { ExternalJwtSignersTable } from './ext-jwt-signer-store.js';
+import type { IdentitiesTable } from './identity-model.js';
 import type { RevocationsTable } from './revocations.js';
 import type { KeyEncryptionTable, MfaRecoveryCodesTable, MfasTable, TotpTokensTable } from './mfa-store.js';
 
@@ -93,6 +94,7 @@ export interface AuthDatabase {
   key_encryption: KeyEncryptionTable;
   auth_policies: AuthPoliciesTable;
   api_session_certificates: ApiSessionCertificatesTable;
+  identities: IdentitiesTable;
 }
 
 /** A new updb authenticator. */
@@ -237,15 +239,24 @@ export function createStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
     },
 
     /** Stores a new API session and returns it as stored. */
-    async insertApiSession(s: NewApiSession): Promise<ApiSession> {
-      const row = await db.insertInto('api_sessions')
-        .values({
-          id: s.id, token_hash: s.tokenHash, identity_id: s.identityId, authenticator_id: s.authenticatorId,
-          config_types: s.configTypes, ip_address: s.ipAddress, is_mfa_required: s.isMfaRequired,
-          is_mfa_complete: s.isMfaComplete, is_cert_extendable: s.isCertExtendable, last_activity_at: s.lastActivityAt,
-        })
-        .returningAll().executeTakeFirstOrThrow();
-      return toApiSession(row);
+    /**
+     * Opens an API session; the environment the client reported (if any) is announced with it
+     * for the identity service to record.
+     */
+    async insertApiSession(s: NewApiSession, env: { envInfoJson: string; sdkInfoJson: string } = { envInfoJson: '', sdkInfoJson: '' }): Promise<ApiSession> {
+      const values = {
+        id: s.id, token_hash: s.tokenHash, identity_id: s.identityId, authenticator_id: s.authenticatorId,
+        config_types: s.configTypes, ip_address: s.ipAddress, is_mfa_required: s.isMfaRequired,
+        is_mfa_complete: s.isMfaComplete, is_cert_extendable: s.isCertExtendable, last_activity_at: s.lastActivityAt,
+      };
+      if (env.envInfoJson === '' && env.sdkInfoJson === '') {
+        return toApiSession(await db.insertInto('api_sessions').values(values).returningAll().executeTakeFirstOrThrow());
+      }
+      return events.transaction(async (trx) => {
+        const row = await trx.insertInto('api_sessions').values(values).returningAll().executeTakeFirstOrThrow();
+        await events.apiSessionCreated(trx, { id: row.id, identityId: row.identity_id }, env);
+        return toApiSession(row);
+      });
     },
 
     /** The API session whose token has this hash, if any. */

@@ -29,7 +29,6 @@ export type FakeIdentity = identity.Identity;
 /** The stand-in identity service: identities in a Map, calls recorded. */
 export interface FakeIdentityService {
   identities: Map<string, FakeIdentity>;
-  environmentUpdates: Array<{ id: string; envInfoJson: string; sdkInfoJson: string }>;
   ensureDefaultAdminCalls: number;
   /** DisableIdentity calls (lockouts) in order. */
   disables: Array<{ id: string; durationMinutes: number }>;
@@ -43,9 +42,9 @@ export interface FakeIdentityService {
 }
 
 async function startFakeIdentityService(): Promise<FakeIdentityService> {
-  const fake = { identities: new Map(), environmentUpdates: [], ensureDefaultAdminCalls: 0, disables: [], caCertsPem: '' } as unknown as FakeIdentityService;
+  const fake = { identities: new Map(), ensureDefaultAdminCalls: 0, disables: [], caCertsPem: '' } as unknown as FakeIdentityService;
   fake.add = (fields) => {
-    const i: FakeIdentity = { id: newId(), isAdmin: false, isDefaultAdmin: false, disabled: false, ...fields };
+    const i: FakeIdentity = { id: newId(), isAdmin: false, isDefaultAdmin: false, disabled: false, updatedAt: new Date().toISOString(), ...fields };
     fake.identities.set(i.id!, i);
     return i;
   };
@@ -55,6 +54,12 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
       if (!i) throw notFound('identity', req.id);
       return i;
     },
+    // The read model's fill: every identity in id order, after the id a filter `id > "…"` names.
+    async ListIdentities(req) {
+      const after = /^id > "(.*)"$/.exec(req.query?.filter ?? '')?.[1] ?? '';
+      const all = [...fake.identities.values()].filter((i) => i.id! > after).sort((a, b) => (a.id! < b.id! ? -1 : 1));
+      return { identities: all.slice(0, req.query?.limit || 500) };
+    },
     async GetIdentities(req) {
       return { identities: req.ids.flatMap((id) => fake.identities.get(id) ?? []) };
     },
@@ -62,10 +67,6 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
       fake.ensureDefaultAdminCalls++;
       const existing = [...fake.identities.values()].find((i) => i.isDefaultAdmin);
       return existing ?? fake.add({ name: req.name, isAdmin: true, isDefaultAdmin: true });
-    },
-    async UpdateIdentityEnvironment(req) {
-      fake.environmentUpdates.push({ id: req.id, envInfoJson: req.envInfoJson, sdkInfoJson: req.sdkInfoJson });
-      return {};
     },
     async CountIdentitiesByAuthPolicy(req) {
       return { count: [...fake.identities.values()].filter((i) => i.authPolicyId === req.authPolicyId).length };
@@ -76,11 +77,12 @@ async function startFakeIdentityService(): Promise<FakeIdentityService> {
       fake.disables.push({ id: req.id, durationMinutes: req.durationMinutes });
       await fake.disableGate;
       i.disabled = true;
+      i.updatedAt = new Date().toISOString();
       return {};
     },
     async EnableIdentity(req) {
       const i = fake.identities.get(req.id);
-      if (i) i.disabled = false;
+      if (i) Object.assign(i, { disabled: false, updatedAt: new Date().toISOString() });
       return {};
     },
   });
@@ -114,8 +116,11 @@ export interface Harness {
   identity: FakeIdentityService;
   /** An identity in the stand-in with a updb authenticator for `name` / `password`. */
   addUser(name: string, password: string, fields?: Partial<FakeIdentity>): Promise<FakeIdentity>;
-  /** Starts an auth service instance (a "replica"); stopped by `close`. */
-  startAuth(): Promise<{ service: EdgeService; client: RpcClient<AuthServiceClient> }>;
+  /**
+   * Starts an auth service instance (a "replica"); stopped by `close`. `identityTarget` points
+   * its identity client elsewhere (nowhere: an identity service that is down).
+   */
+  startAuth(opts?: { identityTarget?: string }): Promise<{ service: EdgeService; client: RpcClient<AuthServiceClient> }>;
   close(): Promise<void>;
 }
 
@@ -158,8 +163,9 @@ export async function createHarness(env: Record<string, string> = {}, prefix = t
         }).execute();
         return added;
       },
-      async startAuth() {
-        const service = createAuthService({ config, conn, bus, log: silentLogger() });
+      async startAuth(opts = {}) {
+        const targets = { ...config.grpc.targets, ...(opts.identityTarget ? { identity: opts.identityTarget } : {}) };
+        const service = createAuthService({ config: { ...config, grpc: { ...config.grpc, targets } }, conn, bus, log: silentLogger() });
         // Stopped even when its start fails half-way (listening, consumers running).
         teardown.add(() => service.stop());
         await service.start();

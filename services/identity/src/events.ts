@@ -34,23 +34,50 @@ function routerPayload(r: Router): RouterEvent {
   return { id: r.id, kind: r.kind, name: r.name, roleAttributes: r.roleAttributes, disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled };
 }
 
-/** What other services learn about an identity from its events. */
+/**
+ * What other services learn about an identity from its events: enough for the auth service to
+ * keep its read model of identities (login and API session validation never ask this service).
+ * `updatedAt` orders the events of one identity: a consumer keeps the newest it has seen, so a
+ * late older event changes nothing; a deletion carries the time it happened.
+ */
 export interface IdentityEvent {
   id: string;
   name: string;
   typeId: string;
   isAdmin: boolean;
+  isDefaultAdmin: boolean;
+  /** Set by an admin or a lockout; a lockout ends by itself at `disabledUntil`. */
   disabled: boolean;
+  /** ISO time a lockout ends; null: until enabled (or not disabled). */
+  disabledUntil: string | null;
   roleAttributes: string[];
+  authPolicyId: string;
+  externalId: string | null;
+  permissions: string[];
+  /** ISO time of the change announced. */
+  updatedAt: string;
 }
 
-function payload(i: IdentityEvent): IdentityEvent {
-  return { id: i.id, name: i.name, typeId: i.typeId, isAdmin: i.isAdmin, disabled: i.disabled, roleAttributes: i.roleAttributes };
+/** The fields of an identity an event carries, `updatedAt` taken from the identity unless given. */
+type EventSource = Omit<IdentityEvent, 'disabledUntil' | 'updatedAt'> & { disabledUntil: Date | null; updatedAt: Date };
+
+function payload(i: EventSource, updatedAt = i.updatedAt): IdentityEvent {
+  return {
+    id: i.id, name: i.name, typeId: i.typeId, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin, disabled: i.disabled,
+    disabledUntil: i.disabledUntil?.toISOString() ?? null, roleAttributes: i.roleAttributes, authPolicyId: i.authPolicyId,
+    externalId: i.externalId, permissions: i.permissions, updatedAt: updatedAt.toISOString(),
+  };
 }
+
+/** When a deletion happened: now, and never before the last change of what was deleted. */
+const deletedAt = (i: EventSource) => new Date(Math.max(Date.now(), i.updatedAt.getTime() + 1));
 
 /** The identity of a router, as its events describe it once its row is gone. */
-export function routerIdentity(r: Router): IdentityEvent {
-  return { id: r.id, name: r.name, typeId: 'Router', isAdmin: false, disabled: false, roleAttributes: [] };
+export function routerIdentity(r: Router): EventSource {
+  return {
+    id: r.id, name: r.name, typeId: 'Router', isAdmin: false, isDefaultAdmin: false, disabled: false, disabledUntil: null, roleAttributes: [],
+    authPolicyId: 'default', externalId: null, permissions: [], updatedAt: r.updatedAt,
+  };
 }
 
 type Trx = Kysely<IdentityDb>;
@@ -60,9 +87,9 @@ export function createIdentityEvents(outbox: Outbox<IdentityDb>) {
   return {
     /** Runs a write and its events in one transaction; they are published after the commit. */
     transaction: <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => outbox.transaction(fn),
-    created: (trx: Trx, i: Identity | IdentityEvent) => outbox.enqueue(trx, Subjects.identityCreated, payload(i)),
-    updated: (trx: Trx, i: Identity | IdentityEvent) => outbox.enqueue(trx, Subjects.identityUpdated, payload(i)),
-    deleted: (trx: Trx, i: Identity | IdentityEvent) => outbox.enqueue(trx, Subjects.identityDeleted, payload(i)),
+    created: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityCreated, payload(i)),
+    updated: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityUpdated, payload(i)),
+    deleted: (trx: Trx, i: Identity | EventSource) => outbox.enqueue(trx, Subjects.identityDeleted, payload(i, deletedAt(i))),
     disabled: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityDisabled, payload(i)),
     routerCreated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerCreated(r.kind), routerPayload(r)),
     routerUpdated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerUpdated(r.kind), routerPayload(r)),

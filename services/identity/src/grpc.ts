@@ -7,38 +7,23 @@ import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedB
 import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
 import {
-  applyUpdate, authPolicyNotFound, traceFor, checkDefaultAdminUpdate, checkDeletable, disabledUntil, needsAuthPolicyCheck, validateIdentityInput,
+  applyUpdate, traceFor, checkDefaultAdminUpdate, checkDeletable, disabledUntil, validateIdentityInput,
   DEFAULT_AUTH_POLICY_ID, type IdentityInput,
 } from './domain/identity.js';
-import type { AuthPolicyLookup } from './auth-policies.js';
-import { asIdentityCreateError, enrollmentAsks, type EnrollmentAsk } from './domain/enrollment.js';
-import type { Identity } from './domain/identity.js';
-import type { EnrollmentClient } from './enrollments.js';
 import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from './store.js';
 import type { RouterHandlers } from './router-grpc.js';
 import type { ServiceConfigHandlers } from './service-config-grpc.js';
-import { fieldsToInput, identityToProto, identityTypeToProto, parseJson } from './map.js';
+import { fieldsToInput, identityToProto, identityTypeToProto } from './map.js';
 
-/** Builds the handlers over a store (which records the events of its writes) and the auth service's policies. */
-export function createIdentityHandlers(store: IdentityStore, authPolicies: AuthPolicyLookup, enrollments: EnrollmentClient): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers | 'CheckIntegrity'> {
-  /** The field rules, and an authPolicyId naming a policy the auth service knows. */
+/** Builds the handlers over a store (which records the events of its writes). */
+export function createIdentityHandlers(store: IdentityStore): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers | 'ListConfigReferences' | 'RemoveConfigReferences'> {
+  /**
+   * The field rules. That an authPolicyId names an auth policy, and the enrollments a new
+   * identity is created with, are the caller's to see to (the gateway asks their owners), so
+   * this service calls neither the auth nor the pki service.
+   */
   async function validate(input: IdentityInput): Promise<void> {
     validateIdentityInput(input);
-    if (needsAuthPolicyCheck(input) && !(await authPolicies.exists(input.authPolicyId))) throw authPolicyNotFound(input.authPolicyId);
-  }
-
-  /**
-   * The enrollments asked for with a new identity, through the pki service. If one fails, the
-   * identity is removed again (its deleted event follows its created one and takes any
-   * enrollment already made with it), so nothing half-made remains.
-   */
-  async function createEnrollmentsFor(identity: Identity, asks: EnrollmentAsk[]): Promise<void> {
-    try {
-      for (const ask of asks) await enrollments.createForIdentity(identity.id, ask);
-    } catch (err) {
-      await store.delete(identity.id);
-      throw asIdentityCreateError(err);
-    }
   }
 
   return {
@@ -46,7 +31,6 @@ export function createIdentityHandlers(store: IdentityStore, authPolicies: AuthP
       const input = fieldsToInput(req.fields);
       await validate(input);
       const created = await store.insert(req.id || newId(), input);
-      await createEnrollmentsFor(created, enrollmentAsks(req.enrollment));
       return { id: created.id };
     },
 
@@ -105,13 +89,6 @@ export function createIdentityHandlers(store: IdentityStore, authPolicies: AuthP
       const current = await store.get(req.id);
       checkDeletable(current);
       await store.delete(req.id);
-      return {};
-    },
-
-    async UpdateIdentityEnvironment(req) {
-      const env = req.envInfoJson ? parseJson('envInfo', req.envInfoJson) : undefined;
-      const sdk = req.sdkInfoJson ? parseJson('sdkInfo', req.sdkInfoJson) : undefined;
-      await store.updateEnvironment(req.id, env, sdk);
       return {};
     },
 

@@ -1,52 +1,43 @@
 /**
  * The identity service's part of a data integrity check: identities' own service configs naming
  * services or configs the policy service no longer has, and routers holding configs it no longer
- * has. Fixing removes those assignments.
+ * has. This service lists what it refers to and removes what the caller found gone; it never asks
+ * the policy service itself (which asks this service to match identities and routers), so the two
+ * have no call cycle. The session service runs the check, and its periodic repair.
  */
 import type { RouterStore } from './router-store.js';
 import type { ServiceConfigStore } from './service-config-store.js';
 
-/** Which of these service and config ids exist, as the policy service answers. */
-export interface PolicyLookup {
-  existingServices(ids: string[]): Promise<Set<string>>;
-  existingConfigs(ids: string[]): Promise<Set<string>>;
-}
-
 type Issue = { description: string; fixed: boolean };
 
-/** Checks (and optionally repairs) dangling service config assignments and router configs. */
-export function createIntegrityCheck(
-  store: Pick<ServiceConfigStore, 'all' | 'remove'>, routers: Pick<RouterStore, 'withConfigs' | 'removeConfig'>, policy: PolicyLookup,
-) {
-  const assignments = async (fix: boolean): Promise<Issue[]> => {
-    const all = await store.all();
-    const [services, configs] = await Promise.all([
-      policy.existingServices([...new Set(all.map((a) => a.serviceId))]),
-      policy.existingConfigs([...new Set(all.map((a) => a.configId))]),
-    ]);
-    const issues = [];
-    for (const a of all.filter((x) => !services.has(x.serviceId) || !configs.has(x.configId))) {
-      if (fix) await store.remove(a.identityId, [a]);
-      const what = services.has(a.serviceId) ? `config ${a.configId}` : `service ${a.serviceId}`;
-      issues.push({ description: `identity: service config of identity ${a.identityId} names ${what}, which does not exist`, fixed: fix });
-    }
-    return issues;
-  };
+/** The references to services and configs, and their removal. */
+export function createConfigReferences(store: Pick<ServiceConfigStore, 'all' | 'remove'>, routers: Pick<RouterStore, 'withConfigs' | 'removeConfig'>) {
+  return {
+    /** Every service and config id referred to, each once. */
+    async list(): Promise<{ serviceIds: string[]; configIds: string[] }> {
+      const [all, held] = await Promise.all([store.all(), routers.withConfigs()]);
+      return {
+        serviceIds: [...new Set(all.map((a) => a.serviceId))],
+        configIds: [...new Set([...all.map((a) => a.configId), ...held.flatMap((r) => r.configs)])],
+      };
+    },
 
-  const routerConfigs = async (fix: boolean): Promise<Issue[]> => {
-    const held = await routers.withConfigs();
-    const existing = await policy.existingConfigs([...new Set(held.flatMap((r) => r.configs))]);
-    const issues = [];
-    for (const r of held) {
-      for (const configId of r.configs.filter((id) => !existing.has(id))) {
-        issues.push({ description: `identity: ${r.kind} router ${r.id} holds config ${configId}, which does not exist`, fixed: fix });
+    /** Reports (and with `fix` removes) the references to the services and configs named missing. */
+    async removeMissing(missingServices: ReadonlySet<string>, missingConfigs: ReadonlySet<string>, fix: boolean): Promise<Issue[]> {
+      const issues: Issue[] = [];
+      for (const a of (await store.all()).filter((x) => missingServices.has(x.serviceId) || missingConfigs.has(x.configId))) {
+        if (fix) await store.remove(a.identityId, [a]);
+        const what = missingServices.has(a.serviceId) ? `service ${a.serviceId}` : `config ${a.configId}`;
+        issues.push({ description: `identity: service config of identity ${a.identityId} names ${what}, which does not exist`, fixed: fix });
       }
-    }
-    if (fix) for (const gone of new Set(held.flatMap((r) => r.configs).filter((id) => !existing.has(id)))) await routers.removeConfig(gone);
-    return issues;
-  };
-
-  return async function check(fix: boolean): Promise<Issue[]> {
-    return [...(await assignments(fix)), ...(await routerConfigs(fix))];
+      const held = await routers.withConfigs();
+      for (const r of held) {
+        for (const configId of r.configs.filter((id) => missingConfigs.has(id))) {
+          issues.push({ description: `identity: ${r.kind} router ${r.id} holds config ${configId}, which does not exist`, fixed: fix });
+        }
+      }
+      if (fix) for (const gone of new Set(held.flatMap((r) => r.configs).filter((id) => missingConfigs.has(id)))) await routers.removeConfig(gone);
+      return issues;
+    },
   };
 }

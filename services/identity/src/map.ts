@@ -6,7 +6,8 @@ import type { identity as pb } from '@edge/proto';
 import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
 import { DEFAULT_AUTH_POLICY_ID, isDisabled, normalizeTypeId } from './domain/identity.js';
 
-function parseJson(field: string, text: string | undefined): Json {
+/** A JSON object field; a field error when it is not one. */
+export function parseJson(field: string, text: string | undefined): Json {
   if (!text) return {};
   try {
     const v: unknown = JSON.parse(text);
@@ -67,7 +68,6 @@ export function identityToProto(i: Identity): pb.Identity {
   };
 }
 
-export { parseJson };
 
 /** An identity type row as the store reads it. */
 export interface IdentityTypeRecord {

@@ -9,36 +9,21 @@ import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
 import { applyRouterUpdate, routerKind, validateRouterInput } from './domain/router.js';
 import { routerFieldsToInput, routerToProto } from './router-map.js';
 import { ROUTER_FIELDS, ROUTER_ROLE_COLUMNS, type RouterStore } from './router-store.js';
-import type { EnrollmentClient } from './enrollments.js';
 
 type Handlers = AsyncHandlers<IdentityServiceHandlers>;
 
-/**
- * Checks the configs a router is to hold, by asking the policy service (their owner): each must
- * exist, target routers, and be the router's only one of its type. Asked before the write, never
- * inside its transaction.
- */
-export type RouterConfigCheck = (configIds: string[]) => Promise<void>;
 export type RouterHandlers = Pick<Handlers, 'CreateRouter' | 'GetRouter' | 'ListRouters' | 'UpdateRouter' | 'DeleteRouter' | 'ListEdgeRouterRoleAttributes' | 'MatchEdgeRouters'
   | 'SetRouterCertificate' | 'ReEnrollRouter'>;
 
 /** Builds the router handlers; the store announces every write (router and router identity events). */
-export function createRouterHandlers(routers: RouterStore, enrollments: EnrollmentClient, checkConfigs: RouterConfigCheck): RouterHandlers {
+export function createRouterHandlers(routers: RouterStore): RouterHandlers {
   return {
     async CreateRouter(req) {
       const kind = routerKind(req.kind);
       const input = routerFieldsToInput(req.fields);
       validateRouterInput(input);
-      if (input.configs.length > 0) await checkConfigs(input.configs);
+      // The caller has checked the configs and creates the enrollment (the gateway: owners.ts).
       const written = await routers.insert(newId(), kind, input);
-      try {
-        // as edge_router_manager.go: a new router comes with its enrollment, or not at all
-        await enrollments.replaceForRouter(kind, written.router.id);
-      } catch (err) {
-        // Its created event is already recorded: the deleted one follows it.
-        await routers.delete(kind, written.router.id);
-        throw err;
-      }
       return { id: written.router.id };
     },
 
@@ -61,8 +46,6 @@ export function createRouterHandlers(routers: RouterStore, enrollments: Enrollme
       const current = await routers.get(kind, req.id);
       const next = applyRouterUpdate(current, routerFieldsToInput(req.fields), req.updateMask);
       validateRouterInput(next);
-      // As validateRouterConfigs: checked when the update sets them.
-      if (req.updateMask.includes('configs') && next.configs.length > 0) await checkConfigs(next.configs);
       await routers.update(kind, req.id, next);
       return {};
     },
@@ -88,11 +71,10 @@ export function createRouterHandlers(routers: RouterStore, enrollments: Enrollme
       return {};
     },
 
-    /** A new enrollment first (the old token stops working), then the certificate is dropped. */
+    /** Drops the certificate: the caller has had the pki service issue a new enrollment first (the old token stops working). */
     async ReEnrollRouter(req) {
       const kind = routerKind(req.kind);
       await routers.get(kind, req.id);
-      await enrollments.replaceForRouter(kind, req.id);
       await routers.setCertificate(kind, req.id, null);
       return {};
     },

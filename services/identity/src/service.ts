@@ -4,8 +4,6 @@
 import { fileURLToPath } from 'node:url';
 import { createGrpcService, createServiceEvents, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type IdentityServiceHandlers } from '@edge/proto';
-import { createRpcClient } from '@edge/rpc';
-import { createAuthPolicyLookup } from './auth-policies.js';
 import { createIdentityStore, type IdentityDb } from './store.js';
 import { createIdentityEvents } from './events.js';
 import { createIdentityHandlers } from './grpc.js';
@@ -13,10 +11,9 @@ import { createRouterHandlers } from './router-grpc.js';
 import { createRouterStore } from './router-store.js';
 import { createServiceConfigHandlers } from './service-config-grpc.js';
 import { createServiceConfigStore } from './service-config-store.js';
-import { createIntegrityCheck } from './integrity.js';
-import { createPolicyLookup } from './policy-lookup.js';
-import { createEnrollmentClient } from './enrollments.js';
+import { createConfigReferences } from './integrity.js';
 import { startPolicyConsumers } from './policy-events.js';
+import { startAuthConsumers } from './auth-events.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -26,34 +23,26 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
     const plumbing = createServiceEvents(ctx, db, 'identity');
     const events = createIdentityEvents(plumbing.outbox);
     const store = createIdentityStore(db, events);
-    const auth = createRpcClient(contracts.auth(), ctx.config.grpc.targets.auth, { deadlineMs: ctx.config.grpc.deadlineMs });
-    const pki = createRpcClient(contracts.pki(), ctx.config.grpc.targets.pki, { deadlineMs: ctx.config.grpc.deadlineMs });
-    const enrollments = createEnrollmentClient(pki);
-    const policy = createRpcClient(contracts.policy(), ctx.config.grpc.targets.policy, { deadlineMs: ctx.config.grpc.deadlineMs });
     const serviceConfigs = createServiceConfigStore(db);
     const routers = createRouterStore(db, events);
-    const checkIntegrity = createIntegrityCheck(serviceConfigs, routers, createPolicyLookup(policy));
+    const references = createConfigReferences(serviceConfigs, routers);
     server.add<IdentityServiceHandlers>(contracts.identity(), {
-      ...createIdentityHandlers(store, createAuthPolicyLookup(auth), enrollments),
-      ...createRouterHandlers(routers, enrollments, async (configIds) => {
-        await policy.checkConfigs({ configIds, holder: 'router' });
-      }),
+      ...createIdentityHandlers(store),
+      ...createRouterHandlers(routers),
       ...createServiceConfigHandlers(serviceConfigs),
-      CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
+      ListConfigReferences: async () => references.list(),
+      RemoveConfigReferences: async (req) => ({
+        issues: await references.removeMissing(new Set(req.missingServiceIds), new Set(req.missingConfigIds), req.fix),
+      }),
     });
-    const consumers = await startPolicyConsumers(plumbing.bus, { serviceConfigs, routers, log: ctx.log });
-    // What a lost config or service deletion left: the integrity check's repair, periodically.
-    plumbing.reconcile('dangling-configs', async () => {
-      await checkIntegrity(true);
-      return undefined;
-    });
+    const consumers = [
+      ...(await startPolicyConsumers(plumbing.bus, { serviceConfigs, routers, log: ctx.log })),
+      ...(await startAuthConsumers(plumbing.bus, store, ctx.log)),
+    ];
     plumbing.start();
     return async () => {
       await Promise.all(consumers.map((c) => c.unsubscribe()));
       await plumbing.stop();
-      auth.close();
-      pki.close();
-      policy.close();
     };
   });
 }

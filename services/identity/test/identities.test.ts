@@ -1,7 +1,7 @@
 /**
  * The identity service through its gRPC interface: writes and their events (recorded with the
- * change, relayed after the commit), validation that changes nothing, enrollments made with an
- * identity or not at all, role matching, and the consumers that follow the policy service.
+ * change, relayed after the commit) with what the auth service keeps of an identity, validation
+ * that changes nothing, role matching, and the consumers that follow the policy and auth services.
  */
 import type { BusMessage } from '@edge/bus';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -47,16 +47,15 @@ describe('identity writes', () => {
     expect(eventsOf('edge.identity.identity.updated', id)[0]!.data.roleAttributes).toEqual(['b']);
   });
 
-  it('refuse an auth policy the auth service does not know, storing and announcing nothing', async () => {
-    await vi.waitFor(async () => expect(await outboxRows()).toBe(0));
-    const before = got.length;
-    await expect(create('w-nopolicy', { authPolicyId: 'no-such-policy' })).rejects.toMatchObject({ code: 'REFERENCED_ENTITY_NOT_FOUND' });
-    expect(await stored('w-nopolicy')).toBe(0);
-    expect(await outboxRows()).toBe(0);
-    h.world.authPolicies.add('strict');
+  it('store the auth policy id it is given, asking no other service (its caller checks it names one)', async () => {
     const id = await create('w-strict', { authPolicyId: 'strict' });
     expect((await h.client.getIdentity({ id })).authPolicyId).toBe('strict');
-    await vi.waitFor(() => expect(got.length).toBe(before + 1));
+    await vi.waitFor(() => expect(eventsOf('edge.identity.identity.created', id)).toHaveLength(1));
+    // What the auth service's read model of identities needs, with the version it orders events by.
+    const row = await h.db.selectFrom('identities').select('updated_at').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(eventsOf('edge.identity.identity.created', id)[0]!.data).toMatchObject({
+      authPolicyId: 'strict', isDefaultAdmin: false, disabledUntil: null, externalId: null, permissions: [], updatedAt: row.updated_at.toISOString(),
+    });
   });
 
   it('refuse a second identity of the same name with the field at fault', async () => {
@@ -85,21 +84,14 @@ describe('identity writes', () => {
   });
 });
 
-describe('enrollments made with an identity', () => {
-  it('ask the pki service for each enrollment the create names', async () => {
-    const id = (await h.client.createIdentity({ fields: fields('e-both'), enrollment: { ott: true, updb: 'e-both-user' } })).id;
-    expect(h.world.enrollments.filter((e) => e.identityId === id).map((e) => e.method).sort()).toEqual(['ott', 'updb']);
-  });
-
-  it('leave no identity behind when the pki service refuses one, naming the field the caller sent', async () => {
-    const err = await h.client.createIdentity({ fields: fields('e-refused'), enrollment: { ottca: 'unknown-ca' } }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'enrollment.ottca' } });
-    expect(await stored('e-refused')).toBe(0);
-    // Whoever saw it created also sees it go.
-    await vi.waitFor(() => {
-      const created = got.find((m) => m.subject === 'edge.identity.identity.created' && m.data.name === 'e-refused');
-      expect(created).toBeDefined();
-      expect(eventsOf('edge.identity.identity.deleted', created!.data.id as string)).toHaveLength(1);
+describe('the login environment', () => {
+  it('is recorded on the identity from the auth service event', async () => {
+    const id = await create('env-user');
+    await h.bus.publish('edge.auth.api-session.created', { id: 'as-1', identityId: id, envInfoJson: '{"os":"linux"}', sdkInfoJson: '{"type":"t"}' });
+    await vi.waitFor(async () => {
+      const i = await h.client.getIdentity({ id });
+      expect(JSON.parse(i.envInfoJson)).toEqual({ os: 'linux' });
+      expect(JSON.parse(i.sdkInfoJson)).toEqual({ type: 't' });
     });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { isZitiError } from '@edge/errors';
 import type { AuthServiceClient, IdentityServiceClient, PolicyServiceClient, common } from '@edge/proto';
-import type { RpcClient } from '@edge/rpc';
+import { currentContext, type CallerPrincipal, type RpcClient } from '@edge/rpc';
 import type { GrantingPolicy, PostureCheckDef } from './domain/posture.js';
 import type { SessionType } from './domain/session.js';
 
@@ -42,6 +42,17 @@ const everything = (offset: number): common.ListQuery => ({ limit: PAGE, offset,
 
 /** A filter naming these ids. */
 const idIn = (ids: readonly string[]) => `id in [${ids.map((id) => JSON.stringify(id)).join(', ')}]`;
+
+/** The ids among `ids` a list names when asked for them by id, in one call per 500. */
+async function existingAmong(ids: readonly string[], list: (q: common.ListQuery) => Promise<Array<{ id: string }>>): Promise<Set<string>> {
+  const out = new Set<string>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += PAGE) {
+    const chunk = unique.slice(i, i + PAGE);
+    for (const x of await list({ ...everything(0), limit: chunk.length, filter: idIn(chunk) })) out.add(x.id);
+  }
+  return out;
+}
 
 /** Every page of a list. */
 async function allPages<T>(page: (q: common.ListQuery) => Promise<{ items: T[]; total: number }>): Promise<T[]> {
@@ -91,6 +102,20 @@ export interface PeerApiSession {
 const mfaPassedAtOf = (s: { isMfaRequired: boolean; isMfaComplete: boolean; updatedAt: string }) =>
   (s.isMfaRequired && s.isMfaComplete ? new Date(s.updatedAt) : undefined);
 
+/**
+ * The principal of the request being served, when it is the caller `matches` names: the gateway
+ * sends it in the call metadata (libs/rpc principal.ts), so what it says of its own identity and
+ * API session needs no call to the auth or identity service. Reconciliation runs without one.
+ */
+function callerWhere(matches: (p: CallerPrincipal) => boolean): CallerPrincipal | undefined {
+  const p = currentContext().principal;
+  return p && matches(p) ? p : undefined;
+}
+
+/** When the caller's API session passed MFA, as its principal says. */
+const principalMfaPassedAt = (p: CallerPrincipal) =>
+  (p.mfa.required && p.mfa.complete && p.mfa.passedAt ? new Date(p.mfa.passedAt) : undefined);
+
 /** The key of an (identity, service) pair in {@link SessionPeers.grants}. */
 export const grantKey = (identityId: string, serviceId: string) => `${identityId}\0${serviceId}`;
 
@@ -101,7 +126,10 @@ export function createSessionPeers(clients: {
 }) {
   const { identity, policy, auth } = clients;
   return {
+    /** The identity: the caller's from its principal (a validated API session: enabled), any other asked. */
     async identity(id: string): Promise<PeerIdentity | undefined> {
+      const self = callerWhere((p) => p.identityId === id);
+      if (self) return { id, roleAttributes: self.roleAttributes, disabled: false };
       const i = await orMissing(identity.getIdentity({ id }));
       return i && { id: i.id, roleAttributes: i.roleAttributes, disabled: i.disabled };
     },
@@ -181,14 +209,12 @@ export function createSessionPeers(clients: {
 
     /** The services among `ids` that exist, in one call per 500. */
     async existingServices(ids: readonly string[]): Promise<Set<string>> {
-      const out = new Set<string>();
-      const unique = [...new Set(ids)];
-      for (let i = 0; i < unique.length; i += PAGE) {
-        const chunk = unique.slice(i, i + PAGE);
-        const page = await policy.listServices({ query: { ...everything(0), limit: chunk.length, filter: idIn(chunk) }, configTypes: [] });
-        page.services.forEach((s) => out.add(s.id));
-      }
-      return out;
+      return existingAmong(ids, async (query) => (await policy.listServices({ query, configTypes: [] })).services);
+    },
+
+    /** The configs among `ids` that exist, in one call per 500. */
+    async existingConfigs(ids: readonly string[]): Promise<Set<string>> {
+      return existingAmong(ids, async (query) => (await policy.listConfigs({ query })).configs);
     },
 
     /** The routers (edge or transit) among `ids` that exist, in one call per kind and 500. */
@@ -254,6 +280,7 @@ export function createSessionPeers(clients: {
     },
 
     async apiSessionExists(id: string): Promise<boolean> {
+      if (callerWhere((p) => p.apiSessionId === id)) return true;
       return (await orMissing(auth.getApiSession({ id }))) !== undefined;
     },
 
@@ -268,6 +295,8 @@ export function createSessionPeers(clients: {
 
     /** When the API session completed MFA (the MFA posture check); undefined when it did not, or is gone. */
     async mfaPassedAt(id: string): Promise<Date | undefined> {
+      const self = callerWhere((p) => p.apiSessionId === id);
+      if (self) return principalMfaPassedAt(self);
       const s = await orMissing(auth.getApiSession({ id }));
       return s && mfaPassedAtOf(s);
     },

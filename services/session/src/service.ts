@@ -14,6 +14,7 @@ import { createSessionStore, type SessionDb } from './store.js';
 import { createSessionHandlers } from './grpc.js';
 import { createSessionRecords } from './session-store.js';
 import { createSessionPeers } from './peers.js';
+import { createConfigReferenceCheck } from './config-references.js';
 import { createSessions } from './sessions.js';
 import { createSessionRpcHandlers } from './session-grpc.js';
 import { createSessionReconcile, scheduleSweep, staleSessions, startSessionConsumers, sweepSessions } from './events.js';
@@ -121,8 +122,16 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
           ...staleT.map((t) => ({ description: `terminator: terminator ${t.id} remains although ${t.why}`, fixed: fix })),
         ];
       };
+      // The identity service's references to services and configs are checked against the policy
+      // service here (neither owner calls the other), and repaired periodically.
+      const configReferences = createConfigReferenceCheck(checkers.identity, createSessionPeers(checkers));
+      plumbing.reconcile('dangling-configs', async () => {
+        await configReferences(true);
+        return undefined;
+      });
       const integrity = createIntegrityRuns(db, [
-        ...Object.values(checkers).map((c) => async (fix: boolean) => (await c.checkIntegrity({ fix })).issues),
+        ...[checkers.auth, checkers.pki, checkers.policy].map((c) => async (fix: boolean) => (await c.checkIntegrity({ fix })).issues),
+        configReferences,
         ownCheck,
       ], log);
 

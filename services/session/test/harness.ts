@@ -13,8 +13,8 @@ import type { EdgeService } from '@edge/lifecycle';
 import { notFound } from '@edge/errors';
 import { silentLogger } from '@edge/logging';
 import { dropTestPrefix, testPrefix, withTeardown } from '@edge/testing';
-import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers, type PolicyServiceHandlers } from '@edge/proto';
-import { createRpcServer, stubHandlers, type RpcServer } from '@edge/rpc';
+import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers, type PolicyServiceHandlers, type SessionServiceClient } from '@edge/proto';
+import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
 import { createSessionService } from '../src/index.js';
 
@@ -28,6 +28,8 @@ export interface FakePolicy {
   semantic: 'AllOf' | 'AnyOf';
   identityRoles: string[];
   serviceRoles: string[];
+  /** Posture checks of the policy (ids in {@link World.postureChecks}). */
+  checkIds?: string[];
 }
 
 /** What the stand-ins hold and what they were asked. */
@@ -36,6 +38,10 @@ export interface World {
   services: Map<string, { roleAttributes: string[] }>;
   policies: FakePolicy[];
   apiSessions: Set<string>;
+  /** Posture checks by id: type and data. */
+  postureChecks: Map<string, { typeId: string; data: Record<string, unknown> }>;
+  /** Edge routers every identity may use for every service. */
+  edgeRouters: string[];
   /** Identity ids in every GetIdentities and GetServiceGrants call, in order. */
   askedIdentities: string[];
   /** GetServiceGrants calls. */
@@ -68,8 +74,9 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
     async MatchIdentities(req) {
       return { ids: [...world.identities].filter(([id, i]) => selects(req.roles, req.semantic, id, i.roleAttributes)).map(([id]) => id) };
     },
-    async ListRouters() {
-      return { routers: [], meta: { totalCount: 0 } as never };
+    async ListRouters(req) {
+      const routers = req.kind === 'edge' && req.selectedBy ? world.edgeRouters.map((id) => ({ id, name: id, kind: 'edge', cost: 0 }) as never) : [];
+      return { routers, meta: { totalCount: routers.length } as never };
     },
   }));
   /** The grant of one (identity, service), as the policy service answers it; undefined when none. */
@@ -78,7 +85,7 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
     const granting = service ? world.policies.filter((p) => selects(p.identityRoles, p.semantic, identityId, roleAttributes)
       && selects(p.serviceRoles, p.semantic, serviceId, service.roleAttributes)) : [];
     if (granting.length === 0) return undefined;
-    const postureQueriesJson = JSON.stringify(granting.map((p) => ({ policyId: p.id, policyType: p.type, postureQueries: [] })));
+    const postureQueriesJson = JSON.stringify(granting.map((p) => ({ policyId: p.id, policyType: p.type, postureQueries: (p.checkIds ?? []).map((id) => ({ id })) })));
     return { identityId, serviceId, permissions: [...new Set(granting.map((p) => p.type))].sort(), postureQueriesJson };
   };
   server.add<PolicyServiceHandlers>(contracts.policy(), stubHandlers<PolicyServiceHandlers>({
@@ -105,8 +112,19 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
       const services = quoted(req.query?.filter).filter((id) => world.services.has(id)).map((id) => ({ id, name: id }) as never);
       return { services, meta: { totalCount: services.length } as never };
     },
-    async ListPostureChecks() {
-      return { postureChecks: [], meta: { totalCount: 0 } as never };
+    async ListPostureChecks(req) {
+      const postureChecks = quoted(req.query?.filter).filter((id) => world.postureChecks.has(id))
+        .map((id) => ({ id, name: id, typeId: world.postureChecks.get(id)!.typeId, dataJson: JSON.stringify(world.postureChecks.get(id)!.data) }) as never);
+      return { postureChecks, meta: { totalCount: postureChecks.length } as never };
+    },
+    async ListEdgeRouterPolicies() {
+      return { edgeRouterPolicies: [], meta: { totalCount: 0 } as never };
+    },
+    async ListServiceEdgeRouterPolicies() {
+      return { serviceEdgeRouterPolicies: [], meta: { totalCount: 0 } as never };
+    },
+    async GetServicePolicy(req) {
+      return { id: req.id, name: req.id } as never;
     },
   }));
   server.add<AuthServiceHandlers>(contracts.auth(), stubHandlers<AuthServiceHandlers>({
@@ -131,6 +149,8 @@ export interface Harness {
   bus: Bus;
   /** Raw access to the session schema, to seed sessions and look at them. */
   db: Kysely<any>;
+  /** A client of the session service under test. */
+  client: RpcClient<SessionServiceClient>;
   /** Adds a Dial session of `identityId` for `serviceId` on a new API session; its id. */
   addSession(identityId: string, serviceId: string): Promise<string>;
   /** The ids of the sessions that remain, sorted. */
@@ -144,7 +164,9 @@ export interface Harness {
  */
 export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
   const prefix = testPrefix();
-  const world: World = { identities: new Map(), services: new Map(), policies: [], apiSessions: new Set(), askedIdentities: [], grantCalls: 0 };
+  const world: World = {
+    identities: new Map(), services: new Map(), policies: [], apiSessions: new Set(), postureChecks: new Map(), edgeRouters: [], askedIdentities: [], grantCalls: 0,
+  };
   return withTeardown(async (teardown) => {
     const fakes = await serve(world);
     teardown.add(() => fakes.server.stop(100));
@@ -163,13 +185,15 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
     await service.start();
     const db = createDb<any>(conn, schemaName(config, 'session'));
     teardown.add(() => db.destroy());
-    return harness(world, bus, db, () => teardown.run());
+    const client = createRpcClient(contracts.session(), `127.0.0.1:${service.port()}`, { deadlineMs: 5000 });
+    teardown.add(() => client.close());
+    return harness(world, bus, db, client, () => teardown.run());
   });
 }
 
-function harness(world: World, bus: Bus, db: Kysely<any>, close: () => Promise<void>): Harness {
+function harness(world: World, bus: Bus, db: Kysely<any>, client: RpcClient<SessionServiceClient>, close: () => Promise<void>): Harness {
   return {
-    world, bus, db, close,
+    world, bus, db, client, close,
     async addSession(identityId, serviceId) {
       const id = `s-${randomBytes(6).toString('hex')}`;
       const apiSessionId = `a-${randomBytes(6).toString('hex')}`;

@@ -9,6 +9,7 @@ import { authorize, expiryHeaders, type Access } from './access.js';
 import { noteRequest } from './request-facts.js';
 import { TRACE_ID_HEADER } from './request-log.js';
 import type { Principal, SessionCache } from './session-cache.js';
+import { callerPrincipal } from './caller.js';
 
 /** What a handler returns: a status and a body (already an envelope), plus optional headers. */
 export interface Result {
@@ -67,6 +68,7 @@ export function createRouter(app: FastifyInstance, cache: SessionCache, registry
       const { principal, result } = await handleWithContext(ctx, async () => {
         const principal = await authorize(req, access, cache);
         ctx.actorId = principal?.apiSession?.identityId;
+        ctx.principal = callerPrincipal(principal);
         return { principal, result: await handler(req, principal) };
       });
       if (result.status === 201) noteRequest(req, { createdId: createdIdOf(result.body) });

@@ -1,8 +1,8 @@
 /**
  * Resolves `zt-session` tokens to principals through the auth service, caching answers for a
  * few seconds. Cached entries are dropped as soon as an event says the API session or its
- * identity changed (logout, MFA completed or removed, demotion, disabling), so none of these is
- * served from cache.
+ * identity changed (logout, MFA completed or removed, demotion, disabling, a rename or new role
+ * attributes), so none of these is served from cache.
  */
 import { createHash } from 'node:crypto';
 import type { Bus, Subscription } from '@edge/bus';
@@ -52,6 +52,9 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 5_000) {
         await bus.subscribe<{ id: string }>('edge.auth.api-session.*', async (m) => dropWhere((p) => p.apiSession?.id === m.data.id)),
         await bus.subscribe<{ identityId: string }>('edge.auth.mfa.*', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.identityId)),
         await bus.subscribe<{ id: string }>('edge.identity.identity.*', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.id)),
+        // The auth service's read model of the identity took a change (name, admin, role
+        // attributes...): principals resolved before it could answer with it go again.
+        await bus.subscribe<{ identityId: string }>('edge.auth.principal.updated', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.identityId)),
         // A policy or signer decides for many identities at once; such changes are rare.
         await bus.subscribe('edge.auth.auth-policy.*', async () => byToken.clear()),
         await bus.subscribe('edge.auth.external-jwt-signer.*', async () => byToken.clear()),

@@ -119,19 +119,6 @@ export function disabledUntil(durationMinutes: number, now = new Date()): Date |
   return durationMinutes > 0 ? new Date(now.getTime() + durationMinutes * 60_000) : null;
 }
 
-/** An authPolicyId other than `default` must name a policy the auth service knows. */
-export function needsAuthPolicyCheck(input: Pick<IdentityInput, 'authPolicyId'>): boolean {
-  return input.authPolicyId !== DEFAULT_AUTH_POLICY_ID;
-}
-
-/** The error for an authPolicyId that names no auth policy. */
-export function authPolicyNotFound(authPolicyId: string): ZitiError {
-  return new ZitiError('REFERENCED_ENTITY_NOT_FOUND', {
-    cause: { field: 'authPolicyId', reason: 'auth policy not found', value: authPolicyId },
-    causeMessage: `auth policy ${authPolicyId} not found`,
-  });
-}
-
 /** Longest a trace may run, so a forgotten one ends by itself. */
 export const MAX_TRACE_MS = 24 * 60 * 60 * 1000;
 

@@ -1,6 +1,6 @@
 /**
- * Client `/services`: the services the caller may dial or bind. The gateway reads the caller's
- * role attributes from the identity service (their owner) and asks the policy service to
+ * Client `/services`: the services the caller may dial or bind. The caller's role attributes
+ * come with its principal (the auth service's read model of identities); the gateway asks the policy service to
  * evaluate its policies for them; the configs of the types the API session asked for at login
  * and of the `configTypes` parameter come with each service, and the posture queries say whether
  * they pass for the caller's API session. `/services/{id}/terminators`: where
@@ -21,12 +21,9 @@ import { postureStates } from './posture.js';
 /** Who is asking, as the policy service evaluates it. */
 export async function caller(clients: Clients, principal: Principal | undefined, configTypes: string[]) {
   const session = principal!.apiSession!;
-  const [identity, own] = await Promise.all([
-    clients.identity.getIdentity({ id: session.identityId }),
-    clients.identity.listServiceConfigs({ identityId: session.identityId, configs: [] }),
-  ]);
+  const own = await clients.identity.listServiceConfigs({ identityId: session.identityId, configs: [] });
   return {
-    identityId: identity.id, roleAttributes: identity.roleAttributes, configTypes: [...new Set([...session.configTypes, ...configTypes])],
+    identityId: session.identityId, roleAttributes: principal!.roleAttributes, configTypes: [...new Set([...session.configTypes, ...configTypes])],
     configOverrides: own.configs.map((c) => ({ serviceId: c.serviceId, configId: c.configId })),
   };
 }

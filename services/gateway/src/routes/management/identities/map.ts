@@ -38,9 +38,3 @@ export function patchMask(body: Record<string, unknown>): string[] {
   return ALL_FIELDS.filter((f) => f in body && !(body[f] === null && (f === 'name' || f === 'type' || f === 'isAdmin')));
 }
 
-/** The enrollments identityCreate asks for (none when `enrollment` is absent). */
-export function toEnrollmentRequest(b: IdentityCreate): identity.IdentityEnrollmentRequest | undefined {
-  const e = b.enrollment;
-  if (!e) return undefined;
-  return { ott: e.ott ?? false, ottca: e.ottca ?? undefined, updb: e.updb ?? undefined };
-}

@@ -7,8 +7,10 @@ import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 import { listBody, listQuery } from '../../shared/list.js';
 import { renderIdentity } from '../../shared/render.js';
-import { ALL_FIELDS, patchMask, toEnrollmentRequest, toFields } from './map.js';
+import { ALL_FIELDS, patchMask, toFields } from './map.js';
 import { enrollmentsByOwner } from '../../shared/enrollments.js';
+import { checkAuthPolicy } from './auth-policy.js';
+import { createIdentityWithEnrollments } from './enrollments.js';
 import { nonAdminNotAllowed, refuseUnlessAdminFor } from '../../shared/non-admin.js';
 import type { Principal } from '../../../http/session-cache.js';
 import { identityCreate, identityPatch, identityUpdate } from './schemas.js';
@@ -59,8 +61,8 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
   route('POST', url, 'admin', async (req, principal) => {
     const body = parseBody(identityCreate, req.body);
     refuseEscalation(principal, body);
-    // The identity service creates the enrollments asked for with the identity, or neither.
-    const { id } = await clients.identity.createIdentity({ fields: toFields(body), enrollment: toEnrollmentRequest(body) });
+    await checkAuthPolicy(clients, body.authPolicyId);
+    const id = await createIdentityWithEnrollments(clients, toFields(body), body.enrollment);
     return { status: 201, body: created(id, 'identities') };
   }, { body: identityCreate, status: 201 });
 
@@ -69,6 +71,7 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
   route('PUT', `${url}/:id`, 'admin', async (req, principal) => {
     const body = parseBody(identityUpdate, req.body);
     if (!principal?.isAdmin) throw nonAdminNotAllowed('non-admins may not use the PUT method, use PATCH instead');
+    await checkAuthPolicy(clients, body.authPolicyId);
     await clients.identity.updateIdentity({ id: (req.params as Params).id, fields: toFields(body), updateMask: ALL_FIELDS });
     return { body: empty() };
   }, { body: identityUpdate });
@@ -79,6 +82,7 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
     await refuseUnlessAdminFor(clients, principal, (req.params as Params).id, 'non-admins may not modify admin identities');
     const field = principal?.isAdmin ? undefined : ADMIN_FIELDS.find((f) => f in (req.body as Record<string, unknown>));
     if (field) throw nonAdminNotAllowed(`non-admins may not modify the identity field '${field}'`);
+    await checkAuthPolicy(clients, body.authPolicyId);
     await clients.identity.updateIdentity({ id: (req.params as Params).id, fields: toFields(body), updateMask: mask });
     return { body: empty() };
   }, { body: identityPatch });

@@ -10,6 +10,7 @@ import { listBody, listQuery } from '../../shared/list.js';
 import { enrollmentsByOwner } from '../../shared/enrollments.js';
 import { ALL_EDGE_FIELDS, ALL_TRANSIT_FIELDS, renderEdgeRouter, renderTransitRouter, routerPatchMask, toRouterFields } from './map.js';
 import { edgeRouterCreate, edgeRouterPatch, routerCreate, routerPatch } from './schemas.js';
+import { checkRouterConfigs, createRouterWithEnrollment, reEnrollRouter } from './owners.js';
 
 type Params = { id: string };
 
@@ -55,7 +56,7 @@ function registerFamily(route: Router, base: string, clients: Clients, f: Family
 
   route('POST', url, 'admin', async (req) => {
     const body = parseBody(f.create, req.body);
-    const { id } = await clients.identity.createRouter({ kind, fields: toRouterFields(body) });
+    const id = await createRouterWithEnrollment(clients, kind, toRouterFields(body));
     return { status: 201, body: created(id, f.collection) };
   }, { body: f.create, status: 201 });
 
@@ -66,14 +67,18 @@ function registerFamily(route: Router, base: string, clients: Clients, f: Family
 
   route('PUT', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(f.create, req.body);
-    await clients.identity.updateRouter({ kind, id: (req.params as Params).id, fields: toRouterFields(body), updateMask: f.fields });
+    const fields = toRouterFields(body);
+    await checkRouterConfigs(clients, fields.configs ?? []);
+    await clients.identity.updateRouter({ kind, id: (req.params as Params).id, fields, updateMask: f.fields });
     return { body: empty() };
   }, { body: f.create });
 
   route('PATCH', `${url}/:id`, 'admin', async (req) => {
     const body = parseBody(f.patch, req.body);
     const mask = routerPatchMask(req.body as Record<string, unknown>, f.fields);
-    await clients.identity.updateRouter({ kind, id: (req.params as Params).id, fields: toRouterFields(body), updateMask: mask });
+    const fields = toRouterFields(body);
+    if (mask.includes('configs')) await checkRouterConfigs(clients, fields.configs ?? []);
+    await clients.identity.updateRouter({ kind, id: (req.params as Params).id, fields, updateMask: mask });
     return { body: empty() };
   }, { body: f.patch });
 
@@ -84,7 +89,7 @@ function registerFamily(route: Router, base: string, clients: Clients, f: Family
 
   if (kind === 'edge') {
     route('POST', `${url}/:id/re-enroll`, 'admin', async (req) => {
-      await clients.identity.reEnrollRouter({ kind, id: (req.params as Params).id });
+      await reEnrollRouter(clients, kind, (req.params as Params).id);
       return { body: empty() };
     });
   }

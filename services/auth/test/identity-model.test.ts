@@ -1,0 +1,127 @@
+import type { AuthServiceClient } from '@edge/proto';
+import type { RpcClient } from '@edge/rpc';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createHarness, type FakeIdentity, type Harness } from './harness.js';
+
+/** The payload the identity service publishes for an identity (services/identity events.ts). */
+function eventOf(i: FakeIdentity, changes: Partial<FakeIdentity> = {}, updatedAt = new Date()) {
+  const x = { ...i, ...changes };
+  return {
+    id: x.id, name: x.name, typeId: 'Default', isAdmin: x.isAdmin ?? false, isDefaultAdmin: x.isDefaultAdmin ?? false,
+    disabled: x.disabled ?? false, disabledUntil: null, roleAttributes: x.roleAttributes ?? [], authPolicyId: x.authPolicyId || 'default',
+    externalId: x.externalId ?? null, permissions: x.permissions ?? [], updatedAt: updatedAt.toISOString(),
+  };
+}
+
+describe('the identity read model', () => {
+  let h: Harness;
+  let client: RpcClient<AuthServiceClient>;
+  const principalUpdates: string[] = [];
+
+  const login = (username: string) => client.authenticate({ method: 'password', username, password: `${username}-secret` });
+  const publish = (what: 'created' | 'updated' | 'deleted' | 'disabled', data: unknown) => h.bus.publish(`edge.identity.identity.${what}`, data);
+  const modelRow = (id: string) => h.db.selectFrom('identities').selectAll().where('id', '=', id).executeTakeFirst() as Promise<Record<string, any> | undefined>;
+
+  beforeAll(async () => {
+    h = await createHarness({ EDGE_ADMIN_PASSWORD: 'admin-secret' });
+    await h.bus.subscribe<{ identityId: string }>('edge.auth.principal.updated', async (m) => { principalUpdates.push(m.data.identityId); });
+    h.identity.add({ name: 'early', roleAttributes: ['sales'] }); // known to the identity service before auth starts
+    ({ client } = await h.startAuth());
+  });
+  afterAll(() => h?.close());
+
+  it('is filled at start-up from the identity service list', async () => {
+    const early = [...h.identity.identities.values()].find((i) => i.name === 'early')!;
+    await vi.waitFor(async () => expect(await modelRow(early.id!)).toMatchObject({ name: 'early', role_attributes: ['sales'], deleted: false }));
+  });
+
+  it('logs in and validates with the identity service unreachable once the model holds the identity', async () => {
+    const user = await h.addUser('carol', 'carol-secret', { roleAttributes: ['ops'], permissions: ['admin_readonly'] });
+    await login('carol'); // the model learns of carol (no event came yet)
+    // A replica whose identity service is nowhere: it answers from the model alone.
+    const { client: cut } = await h.startAuth({ identityTarget: '127.0.0.1:1' });
+    const s = await cut.authenticate({ method: 'password', username: 'carol', password: 'carol-secret', envInfoJson: '{"os":"linux"}' });
+    expect(s).toMatchObject({ identityId: user.id, identityName: 'carol' });
+    const p = await cut.validateSession({ token: s.token });
+    expect(p).toMatchObject({ isAdmin: false, roleAttributes: ['ops'], permissions: ['admin_readonly'], apiSession: { id: s.id, identityName: 'carol' } });
+  });
+
+  it('announces the environment a client reported with its login instead of calling the identity service', async () => {
+    await h.addUser('erin', 'erin-secret');
+    const seen: unknown[] = [];
+    const sub = await h.bus.subscribe('edge.auth.api-session.created', async (m) => { seen.push(m.data); });
+    try {
+      const s = await client.authenticate({ method: 'password', username: 'erin', password: 'erin-secret', envInfoJson: '{"os":"linux"}', sdkInfoJson: '{"type":"t"}' });
+      await vi.waitFor(() => expect(seen).toContainEqual({ id: s.id, identityId: s.identityId, envInfoJson: '{"os":"linux"}', sdkInfoJson: '{"type":"t"}' }));
+    } finally {
+      await sub.unsubscribe();
+    }
+  });
+
+  it('reflects a rename, admin, new role attributes and permissions in the principal within a second of the event', async () => {
+    const dan = await h.addUser('dan', 'dan-secret');
+    const s = await login('dan');
+    const changes = { name: 'daniel', isAdmin: true, roleAttributes: ['eng', 'oncall'], permissions: ['admin_readonly'] };
+    Object.assign(dan, changes); // as the identity service holds it now
+    await publish('updated', eventOf(dan));
+    await vi.waitFor(async () => {
+      expect(await client.validateSession({ token: s.token })).toMatchObject({
+        isAdmin: true, roleAttributes: ['eng', 'oncall'], permissions: ['admin_readonly'], apiSession: { identityName: 'daniel', isAdmin: true },
+      });
+    }, { timeout: 1_000, interval: 50 });
+    await vi.waitFor(() => expect(principalUpdates).toContain(dan.id));
+  });
+
+  it('keeps the newer row when an older event arrives late, and a repeat announces nothing', async () => {
+    const fay = await h.addUser('fay', 'fay-secret');
+    const marker = await h.addUser('marker', 'marker-secret');
+    const s = await login('fay');
+    const now = Date.now();
+    await publish('updated', eventOf(fay, { name: 'fay-new' }, new Date(now + 1_000)));
+    await vi.waitFor(async () => expect((await client.validateSession({ token: s.token })).apiSession?.identityName).toBe('fay-new'));
+    const announced = principalUpdates.filter((id) => id === fay.id).length;
+    await publish('updated', eventOf(fay, { name: 'fay-old', roleAttributes: ['stale'] }, new Date(now)));
+    await publish('updated', eventOf(fay, { name: 'fay-new' }, new Date(now + 1_000)));
+    // One consumer handles the subject in order: once the marker is in, the events before it are too.
+    await publish('updated', eventOf(marker, { name: 'marker-2' }, new Date(now + 5_000)));
+    await vi.waitFor(async () => expect((await modelRow(marker.id!))?.name).toBe('marker-2'));
+    expect(await modelRow(fay.id!)).toMatchObject({ name: 'fay-new', role_attributes: [] });
+    expect((await client.validateSession({ token: s.token })).apiSession?.identityName).toBe('fay-new');
+    expect(principalUpdates.filter((id) => id === fay.id)).toHaveLength(announced);
+  });
+
+  it('refuses login and validation of a disabled identity from its event, without asking the identity service', async () => {
+    const gil = await h.addUser('gil', 'gil-secret');
+    const s = await login('gil');
+    // The identity service would still say enabled: only the event tells.
+    await publish('disabled', eventOf(gil, { disabled: true }));
+    await vi.waitFor(async () => expect(client.validateSession({ token: s.token })).rejects.toMatchObject({ code: 'UNAUTHORIZED' }), { timeout: 1_000, interval: 50 });
+    await expect(login('gil')).rejects.toMatchObject({ code: 'INVALID_AUTH' });
+  });
+
+  it('keeps a deleted identity deleted: an older event of its life does not bring it back', async () => {
+    const hal = await h.addUser('hal', 'hal-secret');
+    await login('hal');
+    const before = new Date(Date.now() - 1_000);
+    await publish('deleted', eventOf(hal));
+    await vi.waitFor(async () => expect(await modelRow(hal.id!)).toMatchObject({ deleted: true }));
+    await publish('updated', eventOf(hal, { name: 'hal-again' }, before));
+    const marker = [...h.identity.identities.values()].find((i) => i.name === 'marker' || i.name === 'marker-2')!;
+    await publish('updated', eventOf(marker, { name: 'marker-3' }, new Date(Date.now() + 10_000)));
+    await vi.waitFor(async () => expect((await modelRow(marker.id!))?.name).toBe('marker-3'));
+    expect(await modelRow(hal.id!)).toMatchObject({ deleted: true, name: 'hal' });
+    // Known deleted: the identity service is not asked about it again.
+    await expect(login('hal')).rejects.toMatchObject({ code: 'INVALID_AUTH' });
+  });
+
+  it('marks deleted on reconciliation an identity the identity service no longer lists, whose deletion event was lost', async () => {
+    const ivy = await h.addUser('ivy', 'ivy-secret');
+    await login('ivy');
+    h.identity.identities.delete(ivy.id!);
+    // Quiet long enough that the list not holding it means it is gone.
+    await h.db.updateTable('identities').set({ seen_at: new Date(Date.now() - 60_000) }).where('id', '=', ivy.id!).execute();
+    await h.db.deleteFrom('reconciliations').where('name', '=', 'identity-model').execute();
+    await h.startAuth(); // a replica starting fills (and sweeps) the model
+    await vi.waitFor(async () => expect(await modelRow(ivy.id!)).toMatchObject({ deleted: true }), { timeout: 10_000 });
+  });
+});
