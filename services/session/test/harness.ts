@@ -78,8 +78,8 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
     const granting = service ? world.policies.filter((p) => selects(p.identityRoles, p.semantic, identityId, roleAttributes)
       && selects(p.serviceRoles, p.semantic, serviceId, service.roleAttributes)) : [];
     if (granting.length === 0) return undefined;
-    const postureQueriesJson = JSON.stringify(granting.map((p) => ({ policyId: p.id, policyType: p.type, postureQueries: [] })));
-    return { identityId, serviceId, permissions: [...new Set(granting.map((p) => p.type))].sort(), postureQueriesJson };
+    const postureQueries = granting.map((p) => ({ policyId: p.id, policyName: p.id, policyType: p.type, checks: [] }));
+    return { identityId, serviceId, permissions: [...new Set(granting.map((p) => p.type))].sort(), postureQueries };
   };
   server.add<PolicyServiceHandlers>(contracts.policy(), stubHandlers<PolicyServiceHandlers>({
     async GetServiceGrants(req) {
@@ -96,7 +96,7 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
       world.askedIdentities.push(req.identityId);
       const g = grantOf(req.identityId, req.roleAttributes, req.serviceId);
       if (!g) throw notFound('service', req.serviceId);
-      return { id: req.serviceId, name: req.serviceId, permissions: g.permissions, postureQueriesJson: g.postureQueriesJson } as never;
+      return { id: req.serviceId, name: req.serviceId, permissions: g.permissions, postureQueries: g.postureQueries } as never;
     },
     async MatchServices(req) {
       return { ids: [...world.services].filter(([id, s]) => selects(req.roles, req.semantic, id, s.roleAttributes)).map(([id]) => id) };

@@ -5,11 +5,11 @@
  */
 import type { policy } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
-import { postureQueryGroups, type QueryState } from '../../management/services/map.js';
+import { postureCheckIds, type QueryState } from '../../management/services/map.js';
 
 /** The state of each posture query of `services` for the API session, by posture check id. */
 export async function postureStates(clients: Clients, apiSessionId: string, services: policy.Service__Output[]): Promise<Map<string, QueryState>> {
-  const ids = new Set(services.flatMap((s) => postureQueryGroups(s).flatMap((g) => (g.postureQueries ?? []).map((q) => q.id))));
+  const ids = new Set(services.flatMap(postureCheckIds));
   if (ids.size === 0) return new Map();
   const r = await clients.session.evaluatePostureQueries({ apiSessionId, postureCheckIds: [...ids] });
   return new Map(r.queries.map((q) => [q.postureCheckId, { isPassing: q.isPassing, timeoutRemaining: Number(q.timeoutRemaining) }]));

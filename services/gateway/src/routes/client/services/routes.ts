@@ -1,8 +1,8 @@
 /**
- * Client `/services`: the services the caller may dial or bind. The gateway reads the caller's
- * role attributes from the identity service (their owner) and asks the policy service to
- * evaluate its policies for them; the configs of the types the API session asked for at login
- * and of the `configTypes` parameter come with each service, and the posture queries say whether
+ * Client `/services`: the services the caller may dial or bind. The policy service evaluates its
+ * policies for the caller's role attributes; the configs of the types the API session asked for
+ * at login and of the `configTypes` parameter come with each service (with the identity's own
+ * configs, which the policy service reads from their owner), and the posture queries say whether
  * they pass for the caller's API session. `/services/{id}/terminators`: where
  * a visible service is hosted. An admin may also update, patch and delete a service here, as on
  * the management API.
@@ -17,18 +17,12 @@ import { configTypesParam, renderClientService } from '../../management/services
 import { registerServiceWriteRoutes } from '../../management/services/routes.js';
 import { renderClientTerminator } from '../../management/terminators/map.js';
 import { postureStates } from './posture.js';
+import { policyCaller } from '../../shared/caller.js';
 
-/** Who is asking, as the policy service evaluates it. */
-export async function caller(clients: Clients, principal: Principal | undefined, configTypes: string[]) {
+/** Who is asking, as the policy service evaluates it, with the config types to render. */
+async function caller(clients: Clients, principal: Principal | undefined, configTypes: string[]) {
   const session = principal!.apiSession!;
-  const [identity, own] = await Promise.all([
-    clients.identity.getIdentity({ id: session.identityId }),
-    clients.identity.listServiceConfigs({ identityId: session.identityId, configs: [] }),
-  ]);
-  return {
-    identityId: identity.id, roleAttributes: identity.roleAttributes, configTypes: [...new Set([...session.configTypes, ...configTypes])],
-    configOverrides: own.configs.map((c) => ({ serviceId: c.serviceId, configId: c.configId })),
-  };
+  return { ...(await policyCaller(clients, principal)), configTypes: [...new Set([...session.configTypes, ...configTypes])] };
 }
 
 export function registerClientServiceRoutes(route: Router, base: string, clients: Clients): void {
