@@ -1,7 +1,7 @@
 /**
  * The hot path: which services an identity may dial or bind, in one SQL statement over the
- * role arrays. The service policies selecting the identity are found first (a scan of at most
- * a few hundred rows); their service roles are then joined to services through four indexable
+ * role arrays. The service policies selecting the identity are found first (through the
+ * indexes of each branch of the match); their service roles are then joined to services through four indexable
  * branches (#all, @id by primary key, AllOf by GIN containment, AnyOf by GIN overlap), so the
  * cost follows the number of grants, not the number of services times policies.
  */
@@ -9,7 +9,7 @@ import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { runList, type ListPlan } from '@edge/zitiql';
 import type { PostureCheck } from '../domain/posture-check.js';
 import type { Service } from '../domain/service.js';
-import { selects } from './policy.js';
+import { selectingIds } from './policy.js';
 import type { PolicyKysely, PostureChecksTable } from './db.js';
 import { toDomain as postureCheckToDomain } from './posture-check.js';
 import { createServiceStore, toDomain } from './service.js';
@@ -47,7 +47,7 @@ function withGrants(db: PolicyKysely, caller: Caller) {
   return (db as Any)
     .with('m', (d: Any) => d.selectFrom('service_policies as p')
       .select(['p.id', 'p.type', 'p.semantic', 'p.service_all', 'p.service_ids', 'p.service_attrs'])
-      .where(selects('identity', sql`${caller.identityId}::text`, sql`${caller.roleAttributes}::text[]`)))
+      .where('p.id', 'in', selectingIds(db as Any, 'service_policies', 'identity', sql`${caller.identityId}::text`, sql`${caller.roleAttributes}::text[]`)))
     .with('g', (d: Any) => branch(d, sql`m.service_all`)
       .unionAll(branch(d, sql`s.id = any(m.service_ids)`))
       .unionAll(branch(d, sql`s.role_attributes @> m.service_attrs`, sql`m.semantic = 'AllOf' and cardinality(m.service_attrs) > 0`))
