@@ -8,6 +8,7 @@ import { identityPostureData } from './domain/posture-data.js';
 import { queryState, type PostureData } from './domain/posture.js';
 import type { SessionPeers } from './peers.js';
 import type { PostureStore } from './posture-store.js';
+import { postureCheckDef } from './posture-definition.js';
 
 export interface PostureDeps {
   posture: PostureStore;
@@ -40,11 +41,10 @@ export function createPostureRpcHandlers({ posture, peers, postureData, enforce 
     },
 
     async EvaluatePostureQueries(req: pb.EvaluatePostureQueriesRequest__Output): Promise<pb.EvaluatePostureQueriesResponse> {
-      if (req.postureCheckIds.length === 0) return { queries: [] };
-      const [checks, data] = await Promise.all([peers.postureChecks(req.postureCheckIds), postureData(req.apiSessionId)]);
-      return {
-        queries: [...new Set(req.postureCheckIds)].map((id) => ({ postureCheckId: id, ...queryState(checks.get(id), data) })),
-      };
+      if (req.postureChecks.length === 0) return { queries: [] };
+      const checks = new Map(req.postureChecks.map((c) => [c.id, postureCheckDef(c)]));
+      const data = await postureData(req.apiSessionId);
+      return { queries: [...checks.values()].map((c) => ({ postureCheckId: c.id, ...queryState(c, data) })) };
     },
 
     async GetIdentityPostureData(req: pb.IdentityPostureDataRequest__Output): Promise<pb.IdentityPostureData> {

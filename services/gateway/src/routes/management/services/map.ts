@@ -34,11 +34,6 @@ export interface QueryState {
 
 type Definition = policy.PostureCheckDefinition__Output;
 
-/** The posture check ids a service's posture queries name. */
-export function postureCheckIds(s: policy.Service__Output): string[] {
-  return s.postureQueries.flatMap((g) => g.checks.map((c) => c.id));
-}
-
 /**
  * `postureQuery` of a check (controller/model/posture_response_model.go in OpenZiti): not
  * passing and no timeout until the caller's state says otherwise.
