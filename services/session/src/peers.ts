@@ -24,6 +24,13 @@ export interface GrantedService {
   policies: GrantingPolicy[];
 }
 
+/** An identity's grant of a service, with the posture checks of the granting policies by id. */
+export interface Grant {
+  permissions: string[];
+  policies: GrantingPolicy[];
+  checks: Map<string, PostureCheckDef>;
+}
+
 /** What an identity may do with a service: the grant, the posture checks of its policies, edge routers. */
 export interface ServiceAccess extends GrantedService {
   checks: Map<string, PostureCheckDef>;
@@ -112,16 +119,19 @@ export function createSessionPeers(clients: {
     },
 
     /**
-     * Which of the services asked about each identity may use, keyed by {@link grantKey}: one
-     * call for many identities (the policy service evaluates them together).
+     * Which of the services asked about each identity may use, keyed by {@link grantKey}, with
+     * the posture checks of the granting policies: one call for many identities (the policy
+     * service evaluates them together).
      */
-    async grants(queries: ReadonlyArray<{ who: PeerIdentity; serviceIds: string[] }>): Promise<Map<string, Omit<GrantedService, 'id' | 'name'>>> {
-      const out = new Map<string, Omit<GrantedService, 'id' | 'name'>>();
+    async grants(queries: ReadonlyArray<{ who: PeerIdentity; serviceIds: string[] }>): Promise<Map<string, Grant>> {
+      const out = new Map<string, Grant>();
       for (let i = 0; i < queries.length; i += PAGE) {
         const { grants } = await policy.getServiceGrants({
           queries: queries.slice(i, i + PAGE).map((q) => ({ identityId: q.who.id, roleAttributes: q.who.roleAttributes, serviceIds: q.serviceIds })),
         });
-        for (const g of grants) out.set(grantKey(g.identityId, g.serviceId), { permissions: g.permissions, policies: grantingPolicies(g.postureQueries) });
+        for (const g of grants) {
+          out.set(grantKey(g.identityId, g.serviceId), { permissions: g.permissions, policies: grantingPolicies(g.postureQueries), checks: checksOf(g.postureQueries) });
+        }
       }
       return out;
     },
@@ -167,13 +177,16 @@ export function createSessionPeers(clients: {
       };
     },
 
-    /** Every service the identity may use, with the posture checks of the policies granting it. */
-    async grantedServices(who: PeerIdentity): Promise<Array<{ id: string; name: string; checkIds: string[] }>> {
+    /** Every service the identity may use with the ids of its posture checks, and those checks. */
+    async grantedServices(who: PeerIdentity): Promise<{ services: Array<{ id: string; name: string; checkIds: string[] }>; checks: Map<string, PostureCheckDef> }> {
       const services = await allPages(async (query) => {
         const p = await policy.listServicesForIdentity({ identityId: who.id, roleAttributes: who.roleAttributes, configTypes: [], query, policyType: '' });
         return { items: p.services, total: Number(p.meta?.totalCount ?? 0) };
       });
-      return services.map((s) => ({ id: s.id, name: s.name, checkIds: [...new Set(s.postureQueries.flatMap((g) => g.checks.map((c) => c.id)))] }));
+      return {
+        services: services.map((s) => ({ id: s.id, name: s.name, checkIds: [...new Set(s.postureQueries.flatMap((g) => g.checks.map((c) => c.id)))] })),
+        checks: new Map(services.flatMap((s) => [...checksOf(s.postureQueries)])),
+      };
     },
 
     /** The digest of the identity's whole service list and the posture checks it names. */
@@ -220,17 +233,6 @@ export function createSessionPeers(clients: {
         if (r) return { id: r.id, name: r.name, kind };
       }
       return undefined;
-    },
-
-    /** The posture checks of `ids` that exist, read in one list call per 500. */
-    async postureChecks(ids: string[]): Promise<Map<string, PostureCheckDef>> {
-      const out = new Map<string, PostureCheckDef>();
-      const unique = [...new Set(ids)];
-      for (let i = 0; i < unique.length; i += PAGE) {
-        const page = await policy.listPostureChecks({ query: { ...everything(0), filter: idIn(unique.slice(i, i + PAGE)) } });
-        for (const c of page.postureChecks) out.set(c.id, { id: c.id, name: c.name, typeId: c.typeId, data: JSON.parse(c.dataJson || '{}') as Record<string, unknown> });
-      }
-      return out;
     },
 
     async apiSessionExists(id: string): Promise<boolean> {

@@ -12,7 +12,7 @@ import { postureCheckDef } from './posture-definition.js';
 
 export interface PostureDeps {
   posture: PostureStore;
-  peers: Pick<SessionPeers, 'postureChecks' | 'apiSessionsOf' | 'identity' | 'grantedServices'>;
+  peers: Pick<SessionPeers, 'apiSessionsOf' | 'identity' | 'grantedServices'>;
   /** What the API session reported, with its MFA state. */
   postureData(apiSessionId: string): Promise<PostureData>;
   /** Ends the API session's sessions whose posture no longer passes. */
@@ -35,8 +35,7 @@ export function createPostureRpcHandlers({ posture, peers, postureData, enforce 
       if (!events.woken && !events.unlocked) return { servicesJson: [] };
       const who = await peers.identity(req.identityId);
       if (!who) return { servicesJson: [] };
-      const services = await peers.grantedServices(who);
-      const [checks, data] = await Promise.all([peers.postureChecks(services.flatMap((s) => s.checkIds)), postureData(req.apiSessionId)]);
+      const [{ services, checks }, data] = await Promise.all([peers.grantedServices(who), postureData(req.apiSessionId)]);
       return { servicesJson: promptedServices(services, checks, data, events).map((s) => JSON.stringify(s)) };
     },
 

@@ -105,9 +105,6 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
       const services = quoted(req.query?.filter).filter((id) => world.services.has(id)).map((id) => ({ id, name: id }) as never);
       return { services, meta: { totalCount: services.length } as never };
     },
-    async ListPostureChecks() {
-      return { postureChecks: [], meta: { totalCount: 0 } as never };
-    },
   }));
   server.add<AuthServiceHandlers>(contracts.auth(), stubHandlers<AuthServiceHandlers>({
     async GetApiSession(req) {
