@@ -1,13 +1,14 @@
 /**
  * What an identity may do with one service, answered here for every caller (session creation,
- * a session's edge routers, the client's edge routers of a service, policy advice): the grant
+ * a session's edge routers, the client's edge routers of a service, policy advice), and the edge
+ * routers an identity may use at all (its edge router policies' routers): the grant
  * with its granting policies and their posture checks, and the edge routers an edge router policy
  * grants the identity and a service edge router policy grants the service (as OpenZiti's
  * controller/model/session_manager.go and policy_advisor.go). The identity service, owner of
  * the edge routers, matches the two selections in one call.
  */
 import { notFound } from '@edge/errors';
-import type { policy as pb } from '@edge/proto';
+import type { identity as ipb, policy as pb } from '@edge/proto';
 import type { Policy } from '../domain/policy.js';
 import type { HandlerDeps } from './common.js';
 import type { RoleSelection } from './identities.js';
@@ -43,6 +44,11 @@ export function createAccessHandlers({ stores, identities }: HandlerDeps) {
         policies: postureQueryGroups(policies), edgeRouters,
         identityEdgeRouterCount: identityCount, serviceEdgeRouterCount: serviceCount,
       };
+    },
+
+    async ListEdgeRoutersForIdentity(req: pb.ListEdgeRoutersForIdentityRequest__Output): Promise<ipb.ListRoutersResponse> {
+      const policies = await stores.edgeRouterPolicies.selecting({ prefix: 'identity', id: req.identityId, attributes: req.roleAttributes });
+      return identities.edgeRoutersPage(routerSelections(policies), req.query);
     },
   };
 }

@@ -17,6 +17,8 @@ export interface IdentityDirectory {
   edgeRouters(refs: readonly string[]): Promise<NamedEntity[]>;
   /** Every edge router some role list of `selectedBy` and some of `alsoSelectedBy` select. */
   edgeRoutersSelected(selectedBy: RoleSelection[], alsoSelectedBy: RoleSelection[], page?: common.ListQuery): Promise<ipb.Router__Output[]>;
+  /** A page of the edge routers some role list of `selectedBy` selects. */
+  edgeRoutersPage(selectedBy: RoleSelection[], query: common.ListQuery | null): Promise<ipb.ListRoutersResponse>;
   /** How many edge routers some role list of `selectedBy` selects. */
   countEdgeRoutersSelected(selectedBy: RoleSelection[]): Promise<number>;
   /** The identity's own configs for services (they replace a service's config of their type). */
@@ -69,6 +71,9 @@ export function createIdentityDirectory(client: RpcClient<IdentityServiceClient>
         out.push(...page.routers);
         if (page.routers.length === 0 || out.length >= Number(page.meta?.totalCount ?? 0)) return out;
       }
+    },
+    async edgeRoutersPage(selectedBy, query) {
+      return client.listRouters({ kind: 'edge', query: query ?? undefined, selectedBy: { selections: selectedBy } });
     },
     async countEdgeRoutersSelected(selectedBy) {
       if (selectedBy.length === 0) return 0;

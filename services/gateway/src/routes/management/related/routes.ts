@@ -33,7 +33,7 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
     const r = await clients.identity.getRouter({ kind: 'edge', id: idParam(req.params) });
     return { id: r.id, roleAttributes: r.roleAttributes };
   };
-  const edgeRouterPoliciesOf = async (scope: { identity?: policy.RoleScope; edgeRouter?: policy.RoleScope }) =>
+  const edgeRouterPoliciesOf = async (scope: { edgeRouter: policy.RoleScope }) =>
     allPages(async (query: common.ListQuery) => {
       const p = await clients.policy.listEdgeRouterPolicies({ query, ...scope });
       return { items: p.edgeRouterPolicies, meta: p.meta };
@@ -59,8 +59,8 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
   });
 
   route('GET', `${base}/identities/:id/edge-routers`, 'admin', async (req) => {
-    const policies = await edgeRouterPoliciesOf({ identity: await identityScope(req) });
-    const page = await clients.identity.listRouters({ kind: 'edge', query: listQuery(req), selectedBy: roleSelections(policies, (p: policy.EdgeRouterPolicy__Output) => p.edgeRouterRoles) });
+    const scope = await identityScope(req);
+    const page = await clients.policy.listEdgeRoutersForIdentity({ identityId: scope.id, roleAttributes: scope.roleAttributes, query: listQuery(req) });
     return { body: listBody(await renderEdgeRouters(clients, page.routers), page.meta) };
   });
 
