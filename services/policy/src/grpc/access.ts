@@ -1,11 +1,12 @@
 /**
- * What an identity may do with one service, answered here for every caller (session creation,
- * a session's edge routers, the client's edge routers of a service, policy advice), and the edge
- * routers an identity may use at all (its edge router policies' routers): the grant
- * with its granting policies and their posture checks, and the edge routers an edge router policy
- * grants the identity and a service edge router policy grants the service (as OpenZiti's
- * controller/model/session_manager.go and policy_advisor.go). The identity service, owner of
- * the edge routers, matches the two selections in one call.
+ * Cross-owner reads answered here, once, for every caller:
+ * - what an identity may do with one service (session creation, a session's edge routers, the
+ *   client's edge routers of a service, policy advice): the grant with its granting policies and
+ *   their posture checks, and the edge routers an edge router policy grants the identity and a
+ *   service edge router policy grants the service (as OpenZiti's
+ *   controller/model/session_manager.go and policy_advisor.go);
+ * - the edge routers an identity's edge router policies grant it.
+ * The identity service, owner of the edge routers, matches the selections in one call.
  */
 import { notFound } from '@edge/errors';
 import type { identity as ipb, policy as pb } from '@edge/proto';

@@ -15,8 +15,8 @@ export interface IdentityDirectory {
   names(ids: readonly string[]): Promise<NamedEntity[]>;
   /** Edge routers whose id or name is one of `refs`. */
   edgeRouters(refs: readonly string[]): Promise<NamedEntity[]>;
-  /** Every edge router some role list of `selectedBy` and some of `alsoSelectedBy` select. */
-  edgeRoutersSelected(selectedBy: RoleSelection[], alsoSelectedBy: RoleSelection[], page?: common.ListQuery): Promise<ipb.Router__Output[]>;
+  /** Every edge router (or, given `only`, that page of them) some role list of `selectedBy` and some of `alsoSelectedBy` select. */
+  edgeRoutersSelected(selectedBy: RoleSelection[], alsoSelectedBy: RoleSelection[], only?: common.ListQuery): Promise<ipb.Router__Output[]>;
   /** A page of the edge routers some role list of `selectedBy` selects. */
   edgeRoutersPage(selectedBy: RoleSelection[], query: common.ListQuery | null): Promise<ipb.ListRoutersResponse>;
   /** How many edge routers some role list of `selectedBy` selects. */
@@ -59,15 +59,15 @@ export function createIdentityDirectory(client: RpcClient<IdentityServiceClient>
       }
       return out;
     },
-    async edgeRoutersSelected(selectedBy, alsoSelectedBy, one) {
+    async edgeRoutersSelected(selectedBy, alsoSelectedBy, only) {
       if (selectedBy.length === 0 || alsoSelectedBy.length === 0) return [];
       const out: ipb.Router__Output[] = [];
       for (let offset = 0; ; offset += PAGE) {
         const page = await client.listRouters({
-          kind: 'edge', query: one ?? { limit: PAGE, offset, filter: '', sort: '', roleFilter: [], roleSemantic: '' },
+          kind: 'edge', query: only ?? { limit: PAGE, offset, filter: '', sort: '', roleFilter: [], roleSemantic: '' },
           selectedBy: { selections: selectedBy }, alsoSelectedBy: { selections: alsoSelectedBy },
         });
-        if (one) return page.routers;
+        if (only) return page.routers;
         out.push(...page.routers);
         if (page.routers.length === 0 || out.length >= Number(page.meta?.totalCount ?? 0)) return out;
       }
