@@ -22,15 +22,20 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
     const identity = createRpcClient(contracts.identity(), ctx.config.grpc.targets.identity, { deadlineMs: ctx.config.grpc.deadlineMs });
     // Bounded by the services the cached pages hold (a few hundred bytes each), not by pages.
     const serviceLists = createEvaluationCache<ListServicesResponse>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 200_000, weigh: (r) => r.services?.length ?? 0 });
+    const serviceDigests = createEvaluationCache<policy.ServiceListDigest>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 10_000 });
+    const invalidate = () => {
+      serviceLists.invalidate();
+      serviceDigests.invalidate();
+    };
     const plumbing = createServiceEvents(ctx, db, 'policy');
-    const events = createPolicyEvents(plumbing.outbox, () => serviceLists.invalidate());
+    const events = createPolicyEvents(plumbing.outbox, invalidate);
     // Changes made through other replicas (this one's own come back too: harmless).
-    const changes = await ctx.bus.subscribe('edge.policy.>', async () => serviceLists.invalidate());
+    const changes = await ctx.bus.subscribe('edge.policy.>', async () => invalidate());
     const identities = createIdentityDirectory(identity);
     const stores = createPolicyStores(db);
     const checkIntegrity = createIntegrityCheck(stores.integrity, identities, events);
     server.add<PolicyServiceHandlers>(contracts.policy(), {
-      ...createPolicyHandlers({ stores, events, identities, serviceLists }),
+      ...createPolicyHandlers({ stores, events, identities, serviceLists, serviceDigests }),
       CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
     });
     const system = createSystemPolicies(stores.edgeRouterPolicies, identity, events, ctx.log);

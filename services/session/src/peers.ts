@@ -4,10 +4,10 @@
  * (auth service). ARCHITECTURE.md rule 1: asked over gRPC, never read from their schemas.
  */
 import { isZitiError } from '@edge/errors';
-import type { AuthServiceClient, IdentityServiceClient, PolicyServiceClient, common } from '@edge/proto';
+import type { AuthServiceClient, IdentityServiceClient, PolicyServiceClient, common, policy as policyPb } from '@edge/proto';
 import { currentContext, type CallerPrincipal, type RpcClient } from '@edge/rpc';
 import type { GrantingPolicy, PostureCheckDef } from './domain/posture.js';
-import type { SessionType } from './domain/session.js';
+import { checksOf, grantingPolicies } from './posture-definition.js';
 
 /** An identity as sessions see it. */
 export interface PeerIdentity {
@@ -21,7 +21,20 @@ export interface GrantedService {
   id: string;
   name: string;
   permissions: string[];
-  policies: Array<Omit<GrantingPolicy, 'name'>>;
+  policies: GrantingPolicy[];
+}
+
+/** An identity's grant of a service, with the posture checks of the granting policies by id. */
+export interface Grant {
+  permissions: string[];
+  policies: GrantingPolicy[];
+  checks: Map<string, PostureCheckDef>;
+}
+
+/** What an identity may do with a service: the grant, the posture checks of its policies, edge routers. */
+export interface ServiceAccess extends GrantedService {
+  checks: Map<string, PostureCheckDef>;
+  edgeRouters: EdgeRouterView[];
 }
 
 /** An edge router a session may use. */
@@ -72,18 +85,6 @@ async function orMissing<T>(call: Promise<T>): Promise<T | undefined> {
     if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
     throw err;
   }
-}
-
-interface PostureQueryGroup {
-  policyId: string;
-  policyType: SessionType;
-  postureQueries: Array<{ id: string }>;
-}
-
-/** The granting policies, with their checks, of a `postureQueriesJson`. */
-function grantingPolicies(postureQueriesJson: string): GrantedService['policies'] {
-  const groups = JSON.parse(postureQueriesJson || '[]') as PostureQueryGroup[];
-  return groups.map((g) => ({ id: g.policyId, type: g.policyType, checkIds: g.postureQueries.map((q) => q.id) }));
 }
 
 /** A role list and its semantic, as a policy holds them. */
@@ -146,16 +147,19 @@ export function createSessionPeers(clients: {
     },
 
     /**
-     * Which of the services asked about each identity may use, keyed by {@link grantKey}: one
-     * call for many identities (the policy service evaluates them together).
+     * Which of the services asked about each identity may use, keyed by {@link grantKey}, with
+     * the posture checks of the granting policies: one call for many identities (the policy
+     * service evaluates them together).
      */
-    async grants(queries: ReadonlyArray<{ who: PeerIdentity; serviceIds: string[] }>): Promise<Map<string, Omit<GrantedService, 'id' | 'name'>>> {
-      const out = new Map<string, Omit<GrantedService, 'id' | 'name'>>();
+    async grants(queries: ReadonlyArray<{ who: PeerIdentity; serviceIds: string[] }>): Promise<Map<string, Grant>> {
+      const out = new Map<string, Grant>();
       for (let i = 0; i < queries.length; i += PAGE) {
         const { grants } = await policy.getServiceGrants({
           queries: queries.slice(i, i + PAGE).map((q) => ({ identityId: q.who.id, roleAttributes: q.who.roleAttributes, serviceIds: q.serviceIds })),
         });
-        for (const g of grants) out.set(grantKey(g.identityId, g.serviceId), { permissions: g.permissions, policies: grantingPolicies(g.postureQueriesJson) });
+        for (const g of grants) {
+          out.set(grantKey(g.identityId, g.serviceId), { permissions: g.permissions, policies: grantingPolicies(g.postureQueries), checks: checksOf(g.postureQueries) });
+        }
       }
       return out;
     },
@@ -182,23 +186,40 @@ export function createSessionPeers(clients: {
       return out;
     },
 
-    /** The service as the identity may use it; undefined when no policy grants it. */
-    async grantedService(who: PeerIdentity, serviceId: string): Promise<GrantedService | undefined> {
-      const s = await orMissing(policy.getServiceForIdentity({ identityId: who.id, roleAttributes: who.roleAttributes, serviceId, configTypes: [], configOverrides: [] }));
-      if (!s) return undefined;
-      return { id: s.id, name: s.name, permissions: s.permissions, policies: grantingPolicies(s.postureQueriesJson) };
+    /**
+     * What the identity may do with the service, in one call to the policy service (which asks
+     * the identity service for the edge routers); undefined when the service does not exist, or
+     * with `grantedOnly` when no policy grants it.
+     */
+    async access(who: PeerIdentity, serviceId: string, opts: { grantedOnly?: boolean; edgeRouters?: boolean } = {}): Promise<ServiceAccess | undefined> {
+      const a = await orMissing(policy.getServiceAccess({
+        identityId: who.id, roleAttributes: who.roleAttributes, serviceId, grantedOnly: opts.grantedOnly ?? false, edgeRouters: opts.edgeRouters ?? false, edgeRouterCounts: false,
+      }));
+      if (!a) return undefined;
+      return {
+        id: a.serviceId, name: a.serviceName, permissions: a.permissions, policies: grantingPolicies(a.policies), checks: checksOf(a.policies),
+        edgeRouters: a.edgeRouters.map((r) => ({
+          id: r.id, name: r.name, hostname: r.hostname, cost: r.cost, isOnline: false, noTraversal: r.noTraversal,
+          disabled: r.disabled, supportedProtocolsJson: r.supportedProtocolsJson, appDataJson: r.appDataJson,
+        })),
+      };
     },
 
-    /** Every service the identity may use, with the posture checks of the policies granting it. */
-    async grantedServices(who: PeerIdentity): Promise<Array<{ id: string; name: string; checkIds: string[] }>> {
+    /** Every service the identity may use with the ids of its posture checks, and those checks. */
+    async grantedServices(who: PeerIdentity): Promise<{ services: Array<{ id: string; name: string; checkIds: string[] }>; checks: Map<string, PostureCheckDef> }> {
       const services = await allPages(async (query) => {
-        const p = await policy.listServicesForIdentity({ identityId: who.id, roleAttributes: who.roleAttributes, configTypes: [], configOverrides: [], query, policyType: '' });
+        const p = await policy.listServicesForIdentity({ identityId: who.id, roleAttributes: who.roleAttributes, configTypes: [], query, policyType: '' });
         return { items: p.services, total: Number(p.meta?.totalCount ?? 0) };
       });
-      return services.map((s) => {
-        const groups = JSON.parse(s.postureQueriesJson || '[]') as PostureQueryGroup[];
-        return { id: s.id, name: s.name, checkIds: [...new Set(groups.flatMap((g) => g.postureQueries.map((q) => q.id)))] };
-      });
+      return {
+        services: services.map((s) => ({ id: s.id, name: s.name, checkIds: [...new Set(s.postureQueries.flatMap((g) => g.checks.map((c) => c.id)))] })),
+        checks: new Map(services.flatMap((s) => [...checksOf(s.postureQueries)])),
+      };
+    },
+
+    /** The digest of the identity's whole service list and the posture checks it names. */
+    async serviceListDigest(who: { identityId: string; roleAttributes: string[]; configTypes: string[] }): Promise<policyPb.ServiceListDigest__Output> {
+      return policy.getServiceListDigest({ identityId: who.identityId, roleAttributes: who.roleAttributes, configTypes: who.configTypes });
     },
 
     /** A service by id (name only); undefined when it does not exist. */
@@ -238,45 +259,6 @@ export function createSessionPeers(clients: {
         if (r) return { id: r.id, name: r.name, kind };
       }
       return undefined;
-    },
-
-    /** The posture checks of `ids` that exist, read in one list call per 500. */
-    async postureChecks(ids: string[]): Promise<Map<string, PostureCheckDef>> {
-      const out = new Map<string, PostureCheckDef>();
-      const unique = [...new Set(ids)];
-      for (let i = 0; i < unique.length; i += PAGE) {
-        const page = await policy.listPostureChecks({ query: { ...everything(0), filter: idIn(unique.slice(i, i + PAGE)) } });
-        for (const c of page.postureChecks) out.set(c.id, { id: c.id, name: c.name, typeId: c.typeId, data: JSON.parse(c.dataJson || '{}') as Record<string, unknown> });
-      }
-      return out;
-    },
-
-    async policyName(id: string): Promise<string> {
-      return (await orMissing(policy.getServicePolicy({ id })))?.name ?? '';
-    },
-
-    /** Edge routers an edge router policy grants the identity and a service edge router policy the service. */
-    async edgeRouters(who: PeerIdentity, serviceId: string): Promise<EdgeRouterView[]> {
-      const [routerPolicies, servicePolicies] = await Promise.all([
-        allPages(async (query) => {
-          const p = await policy.listEdgeRouterPolicies({ query, identity: { id: who.id, roleAttributes: who.roleAttributes } });
-          return { items: p.edgeRouterPolicies, total: Number(p.meta?.totalCount ?? 0) };
-        }),
-        allPages(async (query) => {
-          const p = await policy.listServiceEdgeRouterPolicies({ query, serviceId });
-          return { items: p.serviceEdgeRouterPolicies, total: Number(p.meta?.totalCount ?? 0) };
-        }),
-      ]);
-      const selections = <P extends { semantic: string; edgeRouterRoles: string[] }>(ps: P[]) =>
-        ({ selections: ps.map((p) => ({ roles: p.edgeRouterRoles, semantic: p.semantic })) });
-      const routers = await allPages(async (query) => {
-        const p = await identity.listRouters({ kind: 'edge', query, selectedBy: selections(routerPolicies), alsoSelectedBy: selections(servicePolicies) });
-        return { items: p.routers, total: Number(p.meta?.totalCount ?? 0) };
-      });
-      return routers.map((r) => ({
-        id: r.id, name: r.name, hostname: r.hostname, cost: r.cost, isOnline: false, noTraversal: r.noTraversal,
-        disabled: r.disabled, supportedProtocolsJson: r.supportedProtocolsJson, appDataJson: r.appDataJson,
-      }));
     },
 
     async apiSessionExists(id: string): Promise<boolean> {

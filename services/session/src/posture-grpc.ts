@@ -8,10 +8,11 @@ import { identityPostureData } from './domain/posture-data.js';
 import { queryState, type PostureData } from './domain/posture.js';
 import type { SessionPeers } from './peers.js';
 import type { PostureStore } from './posture-store.js';
+import { postureCheckDef } from './posture-definition.js';
 
 export interface PostureDeps {
   posture: PostureStore;
-  peers: Pick<SessionPeers, 'postureChecks' | 'apiSessionsOf' | 'identity' | 'grantedServices'>;
+  peers: Pick<SessionPeers, 'apiSessionsOf' | 'identity' | 'grantedServices'>;
   /** What the API session reported, with its MFA state. */
   postureData(apiSessionId: string): Promise<PostureData>;
   /** Ends the API session's sessions whose posture no longer passes. */
@@ -34,17 +35,15 @@ export function createPostureRpcHandlers({ posture, peers, postureData, enforce 
       if (!events.woken && !events.unlocked) return { servicesJson: [] };
       const who = await peers.identity(req.identityId);
       if (!who) return { servicesJson: [] };
-      const services = await peers.grantedServices(who);
-      const [checks, data] = await Promise.all([peers.postureChecks(services.flatMap((s) => s.checkIds)), postureData(req.apiSessionId)]);
+      const [{ services, checks }, data] = await Promise.all([peers.grantedServices(who), postureData(req.apiSessionId)]);
       return { servicesJson: promptedServices(services, checks, data, events).map((s) => JSON.stringify(s)) };
     },
 
     async EvaluatePostureQueries(req: pb.EvaluatePostureQueriesRequest__Output): Promise<pb.EvaluatePostureQueriesResponse> {
-      if (req.postureCheckIds.length === 0) return { queries: [] };
-      const [checks, data] = await Promise.all([peers.postureChecks(req.postureCheckIds), postureData(req.apiSessionId)]);
-      return {
-        queries: [...new Set(req.postureCheckIds)].map((id) => ({ postureCheckId: id, ...queryState(checks.get(id), data) })),
-      };
+      if (req.postureChecks.length === 0) return { queries: [] };
+      const checks = new Map(req.postureChecks.map((c) => [c.id, postureCheckDef(c)]));
+      const data = await postureData(req.apiSessionId);
+      return { queries: [...checks.values()].map((c) => ({ postureCheckId: c.id, ...queryState(c, data) })) };
     },
 
     async GetIdentityPostureData(req: pb.IdentityPostureDataRequest__Output): Promise<pb.IdentityPostureData> {

@@ -8,7 +8,7 @@
 import { groupBy } from './domain/group-by.js';
 import { evaluatePosture, type PostureData } from './domain/posture.js';
 import type { Session } from './domain/session.js';
-import { grantKey, type GrantedService, type PeerApiSession, type SessionPeers } from './peers.js';
+import { grantKey, type Grant, type PeerApiSession, type SessionPeers } from './peers.js';
 
 /** A session that should no longer exist, and why. */
 export interface Stale {
@@ -25,12 +25,12 @@ export interface JudgeOptions {
 }
 
 export interface ReevaluationDeps {
-  peers: Pick<SessionPeers, 'identities' | 'grants' | 'apiSessions' | 'postureChecks'>;
+  peers: Pick<SessionPeers, 'identities' | 'grants' | 'apiSessions'>;
   /** What API sessions reported about their endpoints, by API session id. */
   reported(apiSessionIds: string[]): Promise<Map<string, PostureData>>;
 }
 
-type Granted = { session: Session; grant: Omit<GrantedService, 'id' | 'name'> };
+type Granted = { session: Session; grant: Grant };
 
 export function createReevaluation({ peers, reported }: ReevaluationDeps) {
   /** The sessions whose identity is gone or disabled, or whose type is no longer granted; the rest with their grant. */
@@ -57,16 +57,13 @@ export function createReevaluation({ peers, reported }: ReevaluationDeps) {
   async function posture(granted: readonly Granted[], apiSessions: Map<string, PeerApiSession>, stale: Stale[]): Promise<void> {
     const checked = granted.filter((g) => g.grant.policies.some((p) => p.checkIds.length > 0));
     if (checked.length === 0) return;
-    const [checks, data] = await Promise.all([
-      peers.postureChecks(checked.flatMap((g) => g.grant.policies.flatMap((p) => p.checkIds))),
-      reported(checked.map((g) => g.session.apiSessionId)),
-    ]);
+    const checks = new Map(checked.flatMap((g) => [...g.grant.checks]));
+    const data = await reported(checked.map((g) => g.session.apiSessionId));
     const now = new Date();
     for (const { session, grant } of checked) {
       const passedAt = apiSessions.get(session.apiSessionId)?.mfaPassedAt;
       const reports = data.get(session.apiSessionId) ?? {};
-      const policies = grant.policies.map((p) => ({ ...p, name: '' }));
-      if (!evaluatePosture(policies, session.type, checks, passedAt ? { ...reports, mfa: { passedAt } } : reports, now).passed) {
+      if (!evaluatePosture(grant.policies, session.type, checks, passedAt ? { ...reports, mfa: { passedAt } } : reports, now).passed) {
         stale.push({ id: session.id, why: `its posture checks for service ${session.serviceId} no longer pass` });
       }
     }

@@ -26,7 +26,7 @@ import { createTerminatorRpcHandlers } from './terminator-grpc.js';
 import { createTerminatorReconcile, staleTerminators, startTerminatorConsumers } from './terminator-events.js';
 import { createIntegrityRuns } from './integrity.js';
 import { createSnapshot } from './snapshot.js';
-import { createServiceMarkers } from './service-markers.js';
+import { createServiceMarkers, createServiceUpdates } from './service-markers.js';
 import { createPostureStore } from './posture-store.js';
 import { createPostureRpcHandlers } from './posture-grpc.js';
 import { createPostureEnforcement } from './posture-enforcement.js';
@@ -136,7 +136,7 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
       ], log);
 
       const settings = createControllerSettings({ records: createControllerSettingRecords(db), log });
-      const markers = createServiceMarkers(db);
+      const observeServiceList = createServiceUpdates({ markers: createServiceMarkers(db), peers, postureData });
       const server = createRpcServer('session', log);
       server.add<SessionServiceHandlers>(contracts.session(), {
         ...createSessionHandlers(createSessionStore(db)),
@@ -145,7 +145,7 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
         ...createControllerSettingRpcHandlers(settings),
         ...createPostureRpcHandlers({ posture, peers, postureData, enforce: (id) => enforcement.enforce(id) }),
         async ObserveServiceList(req) {
-          return { lastChangeAt: (await markers.observe(req.identityId, req.digest)).toISOString() };
+          return { lastChangeAt: (await observeServiceList(req)).toISOString() };
         },
         async CreateSnapshot() {
           return { path: await createSnapshot(config) };

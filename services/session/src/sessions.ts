@@ -14,7 +14,7 @@ import type { Logger } from '@edge/logging';
 import { evaluatePosture, type PostureData } from './domain/posture.js';
 import { failureValues } from './domain/posture-failure.js';
 import { assertPermitted, parseTags, sessionType, type Session } from './domain/session.js';
-import type { EdgeRouterView, PeerIdentity, SessionPeers } from './peers.js';
+import type { EdgeRouterView, PeerIdentity, ServiceAccess, SessionPeers } from './peers.js';
 import type { SessionRecords } from './session-store.js';
 
 /** A session with the edge routers it may use now. */
@@ -46,22 +46,25 @@ export function createSessions({ records, peers, postureData, log }: SessionsDep
     return who;
   };
 
+  /** The edge routers the identity may use for the service (none when it or the service is gone). */
+  const edgeRoutersOf = async (who: PeerIdentity | undefined, serviceId: string): Promise<EdgeRouterView[]> =>
+    (who ? (await peers.access(who, serviceId, { edgeRouters: true }))?.edgeRouters ?? [] : []);
+
   /** Refuses a request whose posture fails, recording it for the identity; the passing policies. */
-  const checkPosture = async (input: CreateSessionInput, type: Session['type'], service: { id: string; name: string; policies: Parameters<typeof evaluatePosture>[0] }) => {
-    const ofType = service.policies.filter((p) => p.type === type);
+  const checkPosture = async (input: CreateSessionInput, type: Session['type'], access: ServiceAccess) => {
+    const ofType = access.policies.filter((p) => p.type === type);
     // Without posture checks there is nothing to read or evaluate.
     if (ofType.every((p) => p.checkIds.length === 0)) return ofType.map((p) => p.id);
-    const checks = await peers.postureChecks(ofType.flatMap((p) => p.checkIds));
+    const { checks } = access;
     const data = await postureData(input.apiSessionId);
     const now = new Date();
     const result = evaluatePosture(ofType, type, checks, data, now);
     if (result.passed) return result.passingPolicyIds;
-    const policyFailures = await Promise.all(result.failures.map(async (f) => ({
-      ...f, policyName: await peers.policyName(f.policyId),
-      checks: f.checks.map((c) => ({ ...c, ...failureValues(checks.get(c.postureCheckId)!, data, now) })),
-    })));
+    const policyFailures = result.failures.map((f) => ({
+      ...f, checks: f.checks.map((c) => ({ ...c, ...failureValues(checks.get(c.postureCheckId)!, data, now) })),
+    }));
     await records.recordFailure(input.identityId, {
-      apiSessionId: input.apiSessionId, serviceId: service.id, serviceName: service.name, sessionType: type, policyFailures,
+      apiSessionId: input.apiSessionId, serviceId: access.id, serviceName: access.name, sessionType: type, policyFailures,
     });
     // As SessionManager.EvaluatePostureForService: the client learns which checks failed, not what they expect.
     const ids = result.failures.map((f) => f.policyId);
@@ -74,39 +77,43 @@ export function createSessions({ records, peers, postureData, log }: SessionsDep
   };
 
   return {
+    /**
+     * One call to the policy service answers the grant, the posture checks of the granting
+     * policies and the edge routers; the existing session is read meanwhile.
+     */
     async create(input: CreateSessionInput): Promise<SessionView> {
       const type = sessionType(input.type);
       const tags = parseTags(input.tagsJson);
       if (!input.serviceId) throw fieldError('serviceId', 'is required', input.serviceId);
       const who = await identityOf(input.identityId);
-      const granted = await peers.grantedService(who, input.serviceId);
-      if (!granted) throw notFound('service', input.serviceId);
-      assertPermitted(granted.permissions, type, input.serviceId);
-      const existing = await records.findExisting(input.apiSessionId, input.serviceId, type);
+      const [access, existing] = await Promise.all([
+        peers.access(who, input.serviceId, { grantedOnly: true, edgeRouters: true }),
+        records.findExisting(input.apiSessionId, input.serviceId, type),
+      ]);
+      if (!access) throw notFound('service', input.serviceId);
+      assertPermitted(access.permissions, type, input.serviceId);
       let passing: string[];
       try {
-        passing = await checkPosture(input, type, { ...granted, policies: granted.policies.map((p) => ({ ...p, name: '' })) });
+        passing = await checkPosture(input, type, access);
       } catch (err) {
         if (existing) await records.deleteOf({ ids: [existing.id] });
         throw err;
       }
-      if (existing) return { session: existing, edgeRouters: await peers.edgeRouters(who, existing.serviceId) };
+      if (existing) return { session: existing, edgeRouters: access.edgeRouters };
 
-      const edgeRouters = await peers.edgeRouters(who, granted.id);
-      if (edgeRouters.length === 0) throw new ZitiError('NO_EDGE_ROUTERS_AVAILABLE');
+      if (access.edgeRouters.length === 0) throw new ZitiError('NO_EDGE_ROUTERS_AVAILABLE');
       const session = await records.create({
-        id: newId(), token: randomUUID(), apiSessionId: input.apiSessionId, identityId: who.id, serviceId: granted.id,
-        serviceName: granted.name, type, servicePolicyIds: passing, tags,
+        id: newId(), token: randomUUID(), apiSessionId: input.apiSessionId, identityId: who.id, serviceId: access.id,
+        serviceName: access.name, type, servicePolicyIds: passing, tags,
       });
       log.info({ sessionId: session.id, serviceId: session.serviceId, type }, 'session created');
-      return { session, edgeRouters };
+      return { session, edgeRouters: access.edgeRouters };
     },
 
     async get(id: string, identityId: string): Promise<SessionView> {
       const session = await records.get(id, identityId);
       if (!session) throw notFound('session', id);
-      const who = await peers.identity(session.identityId);
-      return { session, edgeRouters: who ? await peers.edgeRouters(who, session.serviceId) : [] };
+      return { session, edgeRouters: await edgeRoutersOf(await peers.identity(session.identityId), session.serviceId) };
     },
 
     /** Renders a page, reading each identity and each (identity, service) router set once. */
@@ -116,9 +123,7 @@ export function createSessions({ records, peers, postureData, log }: SessionsDep
       return Promise.all(sessions.map(async (session) => {
         if (!identities.has(session.identityId)) identities.set(session.identityId, peers.identity(session.identityId));
         const key = `${session.identityId}\u0000${session.serviceId}`;
-        if (!routers.has(key)) {
-          routers.set(key, identities.get(session.identityId)!.then((who) => (who ? peers.edgeRouters(who, session.serviceId) : [])));
-        }
+        if (!routers.has(key)) routers.set(key, identities.get(session.identityId)!.then((who) => edgeRoutersOf(who, session.serviceId)));
         return { session, edgeRouters: await routers.get(key)! };
       }));
     },

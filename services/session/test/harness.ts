@@ -85,8 +85,11 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
     const granting = service ? world.policies.filter((p) => selects(p.identityRoles, p.semantic, identityId, roleAttributes)
       && selects(p.serviceRoles, p.semantic, serviceId, service.roleAttributes)) : [];
     if (granting.length === 0) return undefined;
-    const postureQueriesJson = JSON.stringify(granting.map((p) => ({ policyId: p.id, policyType: p.type, postureQueries: (p.checkIds ?? []).map((id) => ({ id })) })));
-    return { identityId, serviceId, permissions: [...new Set(granting.map((p) => p.type))].sort(), postureQueriesJson };
+    // Typed definitions carry the type's fields by their API names, as the checks' data holds them.
+    const checks = (ids: string[] = []) => ids.filter((id) => world.postureChecks.has(id))
+      .map((id) => ({ id, name: id, typeId: world.postureChecks.get(id)!.typeId, ...world.postureChecks.get(id)!.data }));
+    const postureQueries = granting.map((p) => ({ policyId: p.id, policyName: p.id, policyType: p.type, checks: checks(p.checkIds) }));
+    return { identityId, serviceId, permissions: [...new Set(granting.map((p) => p.type))].sort(), postureQueries };
   };
   server.add<PolicyServiceHandlers>(contracts.policy(), stubHandlers<PolicyServiceHandlers>({
     async GetServiceGrants(req) {
@@ -103,7 +106,7 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
       world.askedIdentities.push(req.identityId);
       const g = grantOf(req.identityId, req.roleAttributes, req.serviceId);
       if (!g) throw notFound('service', req.serviceId);
-      return { id: req.serviceId, name: req.serviceId, permissions: g.permissions, postureQueriesJson: g.postureQueriesJson } as never;
+      return { id: req.serviceId, name: req.serviceId, permissions: g.permissions, postureQueries: g.postureQueries } as never;
     },
     async MatchServices(req) {
       return { ids: [...world.services].filter(([id, s]) => selects(req.roles, req.semantic, id, s.roleAttributes)).map(([id]) => id) };
@@ -111,20 +114,6 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
     async ListServices(req) {
       const services = quoted(req.query?.filter).filter((id) => world.services.has(id)).map((id) => ({ id, name: id }) as never);
       return { services, meta: { totalCount: services.length } as never };
-    },
-    async ListPostureChecks(req) {
-      const postureChecks = quoted(req.query?.filter).filter((id) => world.postureChecks.has(id))
-        .map((id) => ({ id, name: id, typeId: world.postureChecks.get(id)!.typeId, dataJson: JSON.stringify(world.postureChecks.get(id)!.data) }) as never);
-      return { postureChecks, meta: { totalCount: postureChecks.length } as never };
-    },
-    async ListEdgeRouterPolicies() {
-      return { edgeRouterPolicies: [], meta: { totalCount: 0 } as never };
-    },
-    async ListServiceEdgeRouterPolicies() {
-      return { serviceEdgeRouterPolicies: [], meta: { totalCount: 0 } as never };
-    },
-    async GetServicePolicy(req) {
-      return { id: req.id, name: req.id } as never;
     },
   }));
   server.add<AuthServiceHandlers>(contracts.auth(), stubHandlers<AuthServiceHandlers>({

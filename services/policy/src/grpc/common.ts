@@ -15,6 +15,8 @@ export interface HandlerDeps {
   identities: IdentityDirectory;
   /** Evaluated service lists (see evaluation-cache.ts). */
   serviceLists: EvaluationCache<pb.ListServicesResponse>;
+  /** Digests of whole service lists (service updates); emptied with `serviceLists`. */
+  serviceDigests: EvaluationCache<pb.ServiceListDigest>;
 }
 
 /** The common fields of an entity as proto messages carry them. */

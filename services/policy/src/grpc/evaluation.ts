@@ -1,29 +1,38 @@
 /**
  * The hot path: the services an identity may dial or bind, with permissions, posture queries
- * and the configs of the requested types.
+ * and the configs of the requested types; the digest of the whole list (service updates).
  */
+import { createHash } from 'node:crypto';
 import { fieldError, notFound } from '@edge/errors';
 import { matchRolesCondition } from '@edge/roles';
-import { listMeta, listParams, planList } from '@edge/zitiql';
+import { listMeta, listParams, MAX_LIMIT, planList } from '@edge/zitiql';
 import type { policy as pb } from '@edge/proto';
-import { postureQueries, type GrantingPolicy } from '../domain/evaluation.js';
+import type { GrantingPolicy } from '../domain/evaluation.js';
 import type { Caller, GrantedService } from '../store/evaluation.js';
 import { SERVICE_FIELDS, SERVICE_ROLE_COLUMNS } from '../store/service.js';
 import type { HandlerDeps } from './common.js';
+import type { OwnConfig } from './identities.js';
+import { postureQueryGroups } from './posture-definition.js';
 import { serviceToProto } from './service.js';
 
 export function createEvaluationHandlers(deps: HandlerDeps) {
   const { stores } = deps;
 
   /**
-   * The identity's own configs (owned by the identity service, sent by the caller) replace the
-   * service's config of the same type, for the requested types only.
+   * The identity's own configs for services, read from the identity service (their owner) by
+   * this service rather than sent by each caller, so a client's service list costs the gateway
+   * one call. No event announces a change of them, so they are asked for on every evaluation
+   * that renders configs (never when no config type is asked for), and the answer is part of
+   * the cache key, so a change shows at once.
    */
-  const withOverrides = async (
-    configs: Map<string, Record<string, unknown>>, overrides: readonly pb.ConfigOverride__Output[], typeIds: Set<string>, serviceIds: Set<string>,
-  ) => {
+  const ownConfigs = (identityId: string, configTypes: readonly string[]): Promise<OwnConfig[]> =>
+    (configTypes.length === 0 ? Promise.resolve([]) : deps.identities.ownConfigs(identityId));
+
+  /** The identity's own configs replace the service's config of the same type, for the requested types only. */
+  const withOverrides = async (configs: Map<string, Record<string, unknown>>, overrides: readonly OwnConfig[], typeIds: Set<string>, serviceIds: Set<string>) => {
     const relevant = overrides.filter((o) => serviceIds.has(o.serviceId));
-    // A config deleted since it was assigned is skipped; any other failure is the caller's error.
+    if (relevant.length === 0) return configs;
+    // A config deleted since it was assigned is skipped.
     const byId = new Map((await stores.configs.findMany(relevant.map((o) => o.configId))).map((c) => [c.id, c]));
     for (const o of relevant) {
       const config = byId.get(o.configId);
@@ -33,38 +42,49 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
     return configs;
   };
 
-  /** The granting policies of a page, each with the posture checks its roles select. */
+  /** The granting policies of a page with their posture checks, read in one statement. */
   const grantingPolicies = async (granted: ReadonlyArray<Pick<GrantedService, 'policyIds'>>): Promise<Map<string, GrantingPolicy>> => {
-    const ids = [...new Set(granted.flatMap((g) => g.policyIds))];
-    const out = new Map<string, GrantingPolicy>();
-    for (const p of await stores.evaluation.policies(ids)) {
-      const roles = { all: p.posture_check_all, attrs: p.posture_check_attrs, ids: p.posture_check_ids };
-      const empty = !roles.all && roles.attrs.length === 0 && roles.ids.length === 0;
-      const checks = empty ? [] : await stores.postureChecks.matching(roles, p.semantic);
-      out.set(p.id, { id: p.id, type: p.type as GrantingPolicy['type'], checks });
-    }
-    return out;
+    const rows = await stores.evaluation.grantingPolicies([...new Set(granted.flatMap((g) => g.policyIds))]);
+    return new Map(rows.map((p) => [p.id, p]));
   };
+  const groupsOf = (policies: Map<string, GrantingPolicy>, ids: readonly string[]) =>
+    postureQueryGroups(ids.map((id) => policies.get(id)!).filter(Boolean));
 
   /** Renders a page of granted services for an identity. */
-  const render = async (caller: Caller, granted: GrantedService[], configTypes: readonly string[], overrides: readonly pb.ConfigOverride__Output[] = []): Promise<pb.Service[]> => {
-    const types = await stores.configTypes.findByIdOrName(configTypes);
+  const render = async (granted: GrantedService[], configTypes: readonly string[], overrides: readonly OwnConfig[]): Promise<pb.Service[]> => {
+    if (granted.length === 0) return [];
     const ids = granted.map((g) => g.service.id);
-    const configs = await withOverrides(await stores.services.configData(ids, types.map((t) => t.id)), overrides, new Set(types.map((t) => t.id)), new Set(ids));
-    const policies = await grantingPolicies(granted);
+    const [types, policies] = await Promise.all([
+      configTypes.length ? stores.configTypes.findByIdOrName(configTypes) : Promise.resolve([]),
+      grantingPolicies(granted),
+    ]);
+    const typeIds = types.map((t) => t.id);
+    const data = typeIds.length ? await stores.services.configData(ids, typeIds) : new Map<string, Record<string, unknown>>();
+    const configs = await withOverrides(data, overrides, new Set(typeIds), new Set(ids));
     return granted.map((g) => serviceToProto(g.service, {
       permissions: g.permissions,
-      postureQueriesJson: JSON.stringify(postureQueries(g.policyIds.map((id) => policies.get(id)!).filter(Boolean))),
+      postureQueries: groupsOf(policies, g.policyIds),
       configJson: JSON.stringify(configs.get(g.service.id) ?? {}),
     }));
   };
 
-  const listServicesForIdentity = async (req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> => {
+  const list = async (req: pb.ListServicesForIdentityRequest__Output, overrides: readonly OwnConfig[]): Promise<pb.ListServicesResponse> => {
     const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
     const plan = planList(SERVICE_FIELDS, listParams(req.query));
     const policyType = req.policyType === '' ? undefined : policyTypeOf(req.policyType);
     const { items, total } = await stores.evaluation.list(caller, plan, policyType);
-    return { services: await render(caller, items, req.configTypes, req.configOverrides), meta: listMeta(plan, total, SERVICE_FIELDS) };
+    return { services: await render(items, req.configTypes, overrides), meta: listMeta(plan, total, SERVICE_FIELDS) };
+  };
+
+  /** Every service the caller may use, in id order, as the list renders them. */
+  const everyService = async (caller: Caller, configTypes: readonly string[], overrides: readonly OwnConfig[]): Promise<pb.Service[]> => {
+    const out: pb.Service[] = [];
+    for (let offset = 0; ; offset += MAX_LIMIT) {
+      const plan = planList(SERVICE_FIELDS, { limit: MAX_LIMIT, offset, sort: 'id' });
+      const { items, total } = await stores.evaluation.list(caller, plan);
+      out.push(...await render(items, configTypes, overrides));
+      if (items.length === 0 || out.length >= total) return out;
+    }
   };
 
   /**
@@ -79,10 +99,7 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
     const grants = found.flat();
     const policies = await grantingPolicies(grants);
     return {
-      grants: grants.map((g) => ({
-        identityId: g.identityId, serviceId: g.serviceId, permissions: g.permissions,
-        postureQueriesJson: JSON.stringify(postureQueries(g.policyIds.map((id) => policies.get(id)!).filter(Boolean))),
-      })),
+      grants: grants.map((g) => ({ identityId: g.identityId, serviceId: g.serviceId, permissions: g.permissions, postureQueries: groupsOf(policies, g.policyIds) })),
     };
   };
 
@@ -91,15 +108,32 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
     async MatchServices(req: pb.MatchServicesRequest__Output): Promise<pb.MatchServicesResponse> {
       return { ids: await stores.services.matchIds(matchRolesCondition(req, SERVICE_ROLE_COLUMNS)) };
     },
-    // The request names everything the answer depends on that this service does not own.
-    ListServicesForIdentity: (req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> =>
-      deps.serviceLists.through(JSON.stringify(req), () => listServicesForIdentity(req)),
+    // The cache key names everything the answer depends on that this service does not own.
+    async ListServicesForIdentity(req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> {
+      const overrides = await ownConfigs(req.identityId, req.configTypes);
+      return deps.serviceLists.through(JSON.stringify([req, overrides]), () => list(req, overrides));
+    },
     async GetServiceForIdentity(req: pb.GetServiceForIdentityRequest__Output): Promise<pb.Service> {
       const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
-      const granted = await stores.evaluation.get(caller, req.serviceId);
+      const [granted, overrides] = await Promise.all([stores.evaluation.get(caller, req.serviceId), ownConfigs(req.identityId, req.configTypes)]);
       // A service the identity may not use does not exist for it (OpenZiti answers 404).
       if (!granted) throw notFound('service', req.serviceId);
-      return (await render(caller, [granted], req.configTypes, req.configOverrides))[0]!;
+      return (await render([granted], req.configTypes, overrides))[0]!;
+    },
+    /**
+     * The digest of everything the caller's list shows (the seconds left of a posture timeout
+     * aside), and the posture checks it names, so the session service adds whether each passes.
+     */
+    async GetServiceListDigest(req: pb.GetServiceListDigestRequest__Output): Promise<pb.ServiceListDigest> {
+      const overrides = await ownConfigs(req.identityId, req.configTypes);
+      return deps.serviceDigests.through(JSON.stringify([req, overrides]), async () => {
+        const services = await everyService({ identityId: req.identityId, roleAttributes: req.roleAttributes }, req.configTypes, overrides);
+        const checks = new Map(services.flatMap((s) => (s.postureQueries ?? []).flatMap((g) => g.checks ?? [])).map((c) => [c.id!, c]));
+        return {
+          digest: createHash('sha256').update(JSON.stringify(services)).digest('hex'),
+          postureChecks: [...checks.values()].sort((a, b) => (a.id! < b.id! ? -1 : 1)),
+        };
+      });
     },
   };
 }

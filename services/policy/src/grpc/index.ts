@@ -3,6 +3,7 @@
  */
 import type { AsyncHandlers } from '@edge/rpc';
 import type { PolicyServiceHandlers } from '@edge/proto';
+import { createAccessHandlers } from './access.js';
 import type { HandlerDeps } from './common.js';
 import { createConfigHandlers } from './config.js';
 import { createEvaluationHandlers } from './evaluation.js';
@@ -21,5 +22,6 @@ export function createPolicyHandlers(deps: HandlerDeps): Omit<AsyncHandlers<Poli
     ...createPolicyKindHandlers(deps),
     ...createPostureCheckHandlers(deps),
     ...createEvaluationHandlers(deps),
+    ...createAccessHandlers(deps),
   } as Omit<AsyncHandlers<PolicyServiceHandlers>, 'CheckIntegrity'>;
 }

@@ -18,7 +18,7 @@ export function serviceToProto(s: Service, extra: Partial<pb.Service> = {}): pb.
   return {
     ...storedToProto(s), name: s.name, encryptionRequired: s.encryptionRequired, maxIdleTimeMillis: s.maxIdleTimeMillis,
     terminatorStrategy: s.terminatorStrategy, roleAttributes: s.roleAttributes, configs: s.configs,
-    permissions: [], postureQueriesJson: '[]', configJson: '{}', ...extra,
+    permissions: [], postureQueries: [], configJson: '{}', ...extra,
   };
 }
 

@@ -1,16 +1,21 @@
 /**
  * The hot path: which services an identity may dial or bind, in one SQL statement over the
- * role arrays. The service policies selecting the identity are found first (a scan of at most
- * a few hundred rows); their service roles are then joined to services through four indexable
+ * role arrays. The service policies selecting the identity are found first (through the
+ * indexes of each branch of the match); their service roles are then joined to services through four indexable
  * branches (#all, @id by primary key, AllOf by GIN containment, AnyOf by GIN overlap), so the
  * cost follows the number of grants, not the number of services times policies.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { runList, type ListPlan } from '@edge/zitiql';
+import type { PostureCheck } from '../domain/posture-check.js';
 import type { Service } from '../domain/service.js';
-import { selects } from './policy.js';
-import type { PolicyKysely } from './db.js';
+import { selectingIds } from './policy.js';
+import type { PolicyKysely, PostureChecksTable } from './db.js';
+import { toDomain as postureCheckToDomain } from './posture-check.js';
 import { createServiceStore, toDomain } from './service.js';
+
+/** Service policies with the posture checks they select. */
+export type GrantingPolicyRows = Array<{ id: string; name: string; type: 'Dial' | 'Bind'; checks: PostureCheck[] }>;
 
 /** Who is asking: the identity's id and its role attributes (owned by the identity service). */
 export interface Caller {
@@ -42,7 +47,7 @@ function withGrants(db: PolicyKysely, caller: Caller) {
   return (db as Any)
     .with('m', (d: Any) => d.selectFrom('service_policies as p')
       .select(['p.id', 'p.type', 'p.semantic', 'p.service_all', 'p.service_ids', 'p.service_attrs'])
-      .where(selects('identity', sql`${caller.identityId}::text`, sql`${caller.roleAttributes}::text[]`)))
+      .where('p.id', 'in', selectingIds(db as Any, 'service_policies', 'identity', sql`${caller.identityId}::text`, sql`${caller.roleAttributes}::text[]`)))
     .with('g', (d: Any) => branch(d, sql`m.service_all`)
       .unionAll(branch(d, sql`s.id = any(m.service_ids)`))
       .unionAll(branch(d, sql`s.role_attributes @> m.service_attrs`, sql`m.semantic = 'AllOf' and cardinality(m.service_attrs) > 0`))
@@ -100,12 +105,43 @@ export function createEvaluationStore(db: PolicyKysely) {
         .where('grants.service_id', 'in', [...serviceIds]).execute() as GrantRow[];
     },
 
-    /** Type and posture check roles of the given service policies. */
-    async policies(ids: readonly string[]) {
+    /**
+     * The granting policies among `ids` (name, type) with the posture checks their posture check
+     * roles select, in one statement: each policy's roles are joined to the checks through
+     * indexable branches (`#all`, `@id` by primary key, AllOf by GIN containment, AnyOf by GIN
+     * overlap), as the grants are joined to services. A policy selecting no check comes back
+     * once with no check.
+     */
+    async grantingPolicies(ids: readonly string[]): Promise<GrantingPolicyRows> {
       if (ids.length === 0) return [];
-      return db.selectFrom('service_policies')
-        .select(['id', 'type', 'semantic', 'posture_check_all', 'posture_check_attrs', 'posture_check_ids'])
-        .where('id', 'in', [...ids]).execute();
+      const branch = (d: Any, join: RawBuilder<unknown>, where?: RawBuilder<unknown>) => {
+        let q = d.selectFrom('gp').innerJoin('posture_checks as c', (j: Any) => j.on(join)).select(['gp.id as policy_id', 'c.id as check_id']);
+        if (where) q = q.where(where);
+        return q;
+      };
+      const rows = await (db as Any)
+        .with('gp', (d: Any) => d.selectFrom('service_policies').where('id', 'in', [...ids])
+          .select(['id', 'name', 'type', 'semantic', 'posture_check_all', 'posture_check_ids', 'posture_check_attrs']))
+        .with('pc', (d: Any) => branch(d, sql`gp.posture_check_all`)
+          .union(branch(d, sql`c.id = any(gp.posture_check_ids)`))
+          .union(branch(d, sql`c.role_attributes @> gp.posture_check_attrs`, sql`gp.semantic = 'AllOf' and cardinality(gp.posture_check_attrs) > 0`))
+          .union(branch(d, sql`c.role_attributes && gp.posture_check_attrs`, sql`gp.semantic = 'AnyOf'`)))
+        .selectFrom('gp')
+        .leftJoin('pc', 'pc.policy_id', 'gp.id')
+        .leftJoin('posture_checks as c', 'c.id', 'pc.check_id')
+        .select(['gp.id as policy_id', 'gp.name as policy_name', 'gp.type as policy_type'])
+        .select((eb: Any) => [
+          'c.id', 'c.name', 'c.type_id', 'c.role_attributes', 'c.version', 'c.data', 'c.tags', 'c.created_at', 'c.updated_at',
+        ].map((col) => eb.ref(col)))
+        .orderBy('gp.id').orderBy('c.created_at').orderBy('c.id')
+        .execute() as Array<{ policy_id: string; policy_name: string; policy_type: string } & Partial<Selectable<PostureChecksTable>>>;
+      const out = new Map<string, GrantingPolicyRows[number]>();
+      for (const r of rows) {
+        const p = out.get(r.policy_id) ?? { id: r.policy_id, name: r.policy_name, type: r.policy_type as 'Dial' | 'Bind', checks: [] };
+        out.set(r.policy_id, p);
+        if (r.id) p.checks.push(postureCheckToDomain(r as Selectable<PostureChecksTable>));
+      }
+      return [...out.values()];
     },
   };
 }

@@ -42,13 +42,27 @@ export function policyFields(t: PolicyTable): FieldMap {
 /**
  * The condition on a policy row (alias `p`) that its `prefix` roles select an entity with
  * this id and these attributes: `#all`, `@id`, or the attributes per the policy's semantic
- * (AllOf needs at least one attribute role, as controller/db/policy_common.go).
+ * (AllOf needs at least one attribute role, all of them held, as controller/db/policy_common.go;
+ * AnyOf one of them). An AllOf list the entity holds overlaps its attributes, so both semantics
+ * share the overlap as their indexable part.
  */
 export function selects(prefix: string, id: Expression<unknown>, attrs: Expression<unknown>): Expression<SqlBool> {
   const c = (name: string) => sql.ref(`p.${prefix}_${name}`);
-  return sql<SqlBool>`(${c('all')} or ${id} = any(${c('ids')})
-    or (p.semantic = 'AllOf' and cardinality(${c('attrs')}) > 0 and ${c('attrs')} <@ ${attrs})
-    or (p.semantic = 'AnyOf' and ${c('attrs')} && ${attrs}))`;
+  return sql<SqlBool>`(${c('all')} or ${c('ids')} @> array[${id}]
+    or (${c('attrs')} && ${attrs} and (p.semantic = 'AnyOf' or ${c('attrs')} <@ ${attrs})))`;
+}
+
+/**
+ * The ids of the policies of `table` selecting the entity ({@link selects}), as a union of its
+ * three branches, each read through an index (a partial index on `#all`, GIN on the ids, GIN on
+ * the attributes), so finding them does not read every policy.
+ */
+export function selectingIds(db: Kysely<Record<string, Row>>, table: PolicyTable['table'], prefix: string, id: Expression<unknown>, attrs: Expression<unknown>) {
+  const c = (name: string) => sql.ref(`p.${prefix}_${name}`);
+  const branch = (where: Expression<SqlBool>) => db.selectFrom(`${table} as p`).select('p.id').where(where);
+  return branch(sql<SqlBool>`${c('all')}`)
+    .union(branch(sql<SqlBool>`${c('ids')} @> array[${id}]`))
+    .union(branch(sql<SqlBool>`${c('attrs')} && ${attrs} and (p.semantic = 'AnyOf' or ${c('attrs')} <@ ${attrs})`));
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -106,8 +120,8 @@ export function createPolicyStore(typed: PolicyKysely, t: PolicyTable) {
 
     /** Every policy whose `prefix` roles select the entity (no paging: what a change may affect). */
     async selecting(scope: PolicyScope): Promise<Policy[]> {
-      const rows = await db.selectFrom(`${t.table} as p`).selectAll()
-        .where(selects(scope.prefix, sql`${scope.id}::text`, sql`${scope.attributes}::text[]`)).orderBy('id').execute();
+      const ids = selectingIds(db, t.table, scope.prefix, sql`${scope.id}::text`, sql`${scope.attributes}::text[]`);
+      const rows = await db.selectFrom(t.table).selectAll().where('id', 'in', ids).orderBy('id').execute();
       return rows.map((r) => toDomain(t, r));
     },
 

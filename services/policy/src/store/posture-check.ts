@@ -17,7 +17,7 @@ export const POSTURE_CHECK_FIELDS: FieldMap = {
 /** What a filter on `/posture-check-types` may read. */
 export const POSTURE_CHECK_TYPE_FIELDS: FieldMap = entityFields({ named: true });
 
-function toDomain(r: Selectable<PostureChecksTable>): PostureCheck {
+export function toDomain(r: Selectable<PostureChecksTable>): PostureCheck {
   return {
     id: r.id, name: r.name, typeId: r.type_id as PostureCheckTypeId, roleAttributes: r.role_attributes, version: r.version,
     data: r.data, tags: r.tags, createdAt: r.created_at, updatedAt: r.updated_at,

@@ -1,7 +1,7 @@
 /**
  * Queries of services and their configs.
  */
-import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { inChunks } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import { roleCondition, type RoleColumns, type RoleSemantic } from '@edge/roles';
@@ -57,6 +57,9 @@ export interface ServiceScope {
   configId?: string;
   where?: Expression<SqlBool>;
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
 
 export function createServiceStore(db: PolicyKysely) {
   const select = () => db.selectFrom('services').selectAll('services');
@@ -147,12 +150,17 @@ export function createServiceStore(db: PolicyKysely) {
     async configData(serviceIds: readonly string[], configTypeIds: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
       const out = new Map<string, Record<string, unknown>>();
       if (serviceIds.length === 0 || configTypeIds.length === 0) return out;
-      const rows = await db.selectFrom('service_configs as sc')
-        .innerJoin('configs as c', 'c.id', 'sc.config_id')
-        .innerJoin('config_types as t', 't.id', 'sc.config_type_id')
-        .select(['sc.service_id as serviceId', 't.name as typeName', 'c.data as data'])
-        .where('sc.service_id', 'in', [...serviceIds]).where('sc.config_type_id', 'in', [...configTypeIds])
-        .execute();
+      // Per service, its configs of those types by the (service, type) key: the lateral's
+      // `offset 0` keeps the planner from reading every service's configs for a page.
+      const rows = await (db as unknown as Kysely<Any>).selectFrom(sql`unnest(${[...serviceIds]}::text[])`.as('service') as never)
+        .innerJoinLateral((eb: Any) => eb.selectFrom('service_configs as sc')
+          .innerJoin('configs as c', 'c.id', 'sc.config_id')
+          .innerJoin('config_types as t', 't.id', 'sc.config_type_id')
+          .select(['sc.service_id as serviceId', 't.name as typeName', 'c.data as data'])
+          .whereRef('sc.service_id', '=', sql.ref('service.service') as never).where('sc.config_type_id', '=', sql<string>`any(${[...configTypeIds]}::text[])`)
+          .offset(0).as('cfg'), (j: Any) => j.onTrue())
+        .selectAll('cfg' as never)
+        .execute() as Array<{ serviceId: string; typeName: string; data: Record<string, unknown> }>;
       for (const r of rows) out.set(r.serviceId, { ...out.get(r.serviceId), [r.typeName]: r.data });
       return out;
     },

@@ -1,8 +1,9 @@
 /**
- * Client `/services`: the services the caller may dial or bind. The caller's role attributes
- * come with its principal (the auth service's read model of identities); the gateway asks the policy service to
- * evaluate its policies for them; the configs of the types the API session asked for at login
- * and of the `configTypes` parameter come with each service, and the posture queries say whether
+ * Client `/services`: the services the caller may dial or bind. The policy service evaluates its
+ * policies for the caller's role attributes; the configs of the types the API session asked for
+ * at login and of the `configTypes` parameter come with each service (with the identity's own
+ * configs, which the policy service reads from their owner); the role attributes come with the
+ * caller's principal (the auth service's read model of identities), and the posture queries say whether
  * they pass for the caller's API session. `/services/{id}/terminators`: where
  * a visible service is hosted. An admin may also update, patch and delete a service here, as on
  * the management API.
@@ -17,36 +18,33 @@ import { configTypesParam, renderClientService } from '../../management/services
 import { registerServiceWriteRoutes } from '../../management/services/routes.js';
 import { renderClientTerminator } from '../../management/terminators/map.js';
 import { postureStates } from './posture.js';
+import { policyCaller } from '../../shared/caller.js';
 
-/** Who is asking, as the policy service evaluates it. */
-export async function caller(clients: Clients, principal: Principal | undefined, configTypes: string[]) {
+/** Who is asking, as the policy service evaluates it, with the config types to render. */
+function caller(principal: Principal | undefined, configTypes: string[]) {
   const session = principal!.apiSession!;
-  const own = await clients.identity.listServiceConfigs({ identityId: session.identityId, configs: [] });
-  return {
-    identityId: session.identityId, roleAttributes: principal!.roleAttributes, configTypes: [...new Set([...session.configTypes, ...configTypes])],
-    configOverrides: own.configs.map((c) => ({ serviceId: c.serviceId, configId: c.configId })),
-  };
+  return { ...policyCaller(principal), configTypes: [...new Set([...session.configTypes, ...configTypes])] };
 }
 
 export function registerClientServiceRoutes(route: Router, base: string, clients: Clients): void {
   const url = `${base}/services`;
 
   route('GET', url, 'session', async (req, principal) => {
-    const who = await caller(clients, principal, configTypesParam(req));
+    const who = caller(principal, configTypesParam(req));
     const page = await clients.policy.listServicesForIdentity({ ...who, query: listQuery(req) });
     const states = await postureStates(clients, principal!.apiSession!.id, page.services);
     return { body: listBody(page.services.map((s) => renderClientService(s, states)), page.meta) };
   });
 
   route('GET', `${url}/:id`, 'session', async (req, principal) => {
-    const who = await caller(clients, principal, configTypesParam(req));
+    const who = caller(principal, configTypesParam(req));
     const service = await clients.policy.getServiceForIdentity({ ...who, serviceId: idParam(req.params) });
     return { body: ok(renderClientService(service, await postureStates(clients, principal!.apiSession!.id, [service]))) };
   });
 
   // Only for a service the caller may see: any other is NOT_FOUND, as an unknown one.
   route('GET', `${url}/:id/terminators`, 'session', async (req, principal) => {
-    const who = await caller(clients, principal, []);
+    const who = caller(principal, []);
     const service = await clients.policy.getServiceForIdentity({ ...who, serviceId: idParam(req.params) });
     const page = await clients.session.listTerminators({ query: listQuery(req), serviceId: service.id });
     return { body: listBody(page.terminators.map(renderClientTerminator), page.meta) };

@@ -6,7 +6,6 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { entityRef, ok } from '@edge/envelope';
-import { isZitiError } from '@edge/errors';
 import type { common, policy } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
@@ -34,7 +33,7 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
     const r = await clients.identity.getRouter({ kind: 'edge', id: idParam(req.params) });
     return { id: r.id, roleAttributes: r.roleAttributes };
   };
-  const edgeRouterPoliciesOf = async (scope: { identity?: policy.RoleScope; edgeRouter?: policy.RoleScope }) =>
+  const edgeRouterPoliciesOf = async (scope: { edgeRouter: policy.RoleScope }) =>
     allPages(async (query: common.ListQuery) => {
       const p = await clients.policy.listEdgeRouterPolicies({ query, ...scope });
       return { items: p.edgeRouterPolicies, meta: p.meta };
@@ -60,8 +59,8 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
   });
 
   route('GET', `${base}/identities/:id/edge-routers`, 'admin', async (req) => {
-    const policies = await edgeRouterPoliciesOf({ identity: await identityScope(req) });
-    const page = await clients.identity.listRouters({ kind: 'edge', query: listQuery(req), selectedBy: roleSelections(policies, (p: policy.EdgeRouterPolicy__Output) => p.edgeRouterRoles) });
+    const scope = await identityScope(req);
+    const page = await clients.policy.listEdgeRoutersForIdentity({ identityId: scope.id, roleAttributes: scope.roleAttributes, query: listQuery(req) });
     return { body: listBody(await renderEdgeRouters(clients, page.routers), page.meta) };
   });
 
@@ -109,47 +108,24 @@ export function registerRelatedRoutes(route: Router, base: string, clients: Clie
   });
 
   // Why an identity can or cannot use a service (as OpenZiti's policy advice): the policy types
-  // granting it, and the edge routers both sides reach.
+  // granting it, and the edge routers both sides reach (the policy service answers both).
   route('GET', `${base}/identities/:id/policy-advice/:serviceId`, 'admin', async (req) => {
     const { serviceId } = req.params as { serviceId: string };
-    const [who, service] = await Promise.all([clients.identity.getIdentity({ id: idParam(req.params) }), clients.policy.getService({ id: serviceId, configTypes: [] })]);
-    const identity = { id: who.id, roleAttributes: who.roleAttributes };
-    const granted = await clients.policy
-      .getServiceForIdentity({ identityId: identity.id, roleAttributes: identity.roleAttributes, serviceId, configTypes: [] })
-      .catch((err: unknown) => {
-        if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
-        throw err;
-      });
-    const [identityPolicies, servicePolicies] = await Promise.all([
-      edgeRouterPoliciesOf({ identity }),
-      allPages(async (query: common.ListQuery) => {
-        const p = await clients.policy.listServiceEdgeRouterPolicies({ query, serviceId });
-        return { items: p.serviceEdgeRouterPolicies, meta: p.meta };
-      }),
-    ]);
-    const byIdentity = roleSelections(identityPolicies, (p: policy.EdgeRouterPolicy__Output) => p.edgeRouterRoles);
-    const byService = roleSelections(servicePolicies, (p: policy.ServiceEdgeRouterPolicy__Output) => p.edgeRouterRoles);
-    const count = async (selectedBy: typeof byIdentity) =>
-      Number((await clients.identity.listRouters({ kind: 'edge', query: { ...listQuery(req), limit: 1, offset: 0, filter: '' }, selectedBy })).meta?.totalCount ?? 0);
-    const [identityRouterCount, serviceRouterCount, common] = await Promise.all([
-      count(byIdentity),
-      count(byService),
-      allPages(async (query: common.ListQuery) => {
-        const p = await clients.identity.listRouters({ kind: 'edge', query, selectedBy: byIdentity, alsoSelectedBy: byService });
-        return { items: p.routers, meta: p.meta };
-      }),
-    ]);
+    const who = await clients.identity.getIdentity({ id: idParam(req.params) });
+    const access = await clients.policy.getServiceAccess({
+      identityId: who.id, roleAttributes: who.roleAttributes, serviceId, grantedOnly: false, edgeRouters: true, edgeRouterCounts: true,
+    });
     return {
       body: ok({
-        identityId: identity.id,
+        identityId: who.id,
         identity: entityRef('identities', 'identities', who.id, who.name),
         serviceId,
-        service: entityRef('services', 'services', serviceId, service.name),
-        isDialAllowed: granted?.permissions.includes('Dial') ?? false,
-        isBindAllowed: granted?.permissions.includes('Bind') ?? false,
-        identityRouterCount,
-        serviceRouterCount,
-        commonRouters: common.map((r) => ({ ...entityRef('edge-routers', 'edge-routers', r.id, r.name), isOnline: false })),
+        service: entityRef('services', 'services', serviceId, access.serviceName),
+        isDialAllowed: access.permissions.includes('Dial'),
+        isBindAllowed: access.permissions.includes('Bind'),
+        identityRouterCount: access.identityEdgeRouterCount,
+        serviceRouterCount: access.serviceEdgeRouterCount,
+        commonRouters: access.edgeRouters.map((r) => ({ ...entityRef('edge-routers', 'edge-routers', r.id, r.name), isOnline: false })),
       }),
     };
   });

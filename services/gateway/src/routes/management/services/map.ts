@@ -26,27 +26,28 @@ export function configTypesParam(req: FastifyRequest): string[] {
   return values.filter((v): v is string => typeof v === 'string').flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 }
 
-/** A posture query group of a service: the granting policy and the queries of its checks. */
-interface PostureQueryGroup {
-  policyId: string;
-  isPassing: boolean;
-  postureQueries: Array<{ id: string; isPassing: boolean; timeoutRemaining: number }>;
-}
-
 /** The state of a posture query for the caller's API session. */
 export interface QueryState {
   isPassing: boolean;
   timeoutRemaining: number;
 }
 
-/** The posture query groups a service carries (empty when broken). */
-export function postureQueryGroups(s: policy.Service__Output): PostureQueryGroup[] {
-  try {
-    const groups: unknown = JSON.parse(s.postureQueriesJson || '[]');
-    return Array.isArray(groups) ? (groups as PostureQueryGroup[]) : [];
-  } catch {
-    return [];
-  }
+type Definition = policy.PostureCheckDefinition__Output;
+
+/**
+ * `postureQuery` of a check (controller/model/posture_response_model.go in OpenZiti): not
+ * passing and no timeout until the caller's state says otherwise.
+ */
+function postureQuery(c: Definition, state: QueryState | undefined) {
+  const timeout = c.typeId === 'MFA' ? Number(c.timeoutSeconds) : -1;
+  const base = {
+    id: c.id, createdAt: c.createdAt, updatedAt: c.updatedAt, tags: jsonObject(c.tagsJson), queryType: c.typeId,
+    isPassing: false, timeout, timeoutRemaining: timeout,
+  };
+  const typed = c.typeId === 'PROCESS' ? { process: { osType: c.process?.osType, path: c.process?.path } }
+    : c.typeId === 'PROCESS_MULTI' ? { processes: c.processes.map((p) => ({ osType: p.osType, path: p.path })) }
+      : c.typeId === 'MFA' ? { promptOnWake: c.promptOnWake, promptOnUnlock: c.promptOnUnlock } : {};
+  return { ...base, ...typed, ...state, _links: { self: { href: `./posture-checks/${c.id}` } } };
 }
 
 /** `serviceDetail`. */
@@ -73,14 +74,15 @@ function renderServiceWith(s: policy.Service__Output, states: ReadonlyMap<string
     encryptionRequired: s.encryptionRequired,
     maxIdleTimeMillis: Number(s.maxIdleTimeMillis),
     permissions: s.permissions,
-    postureQueries: postureQueryGroups(s).map((g) => withQueryState(g, states)),
+    postureQueries: s.postureQueries.map((g) => postureQueryGroup(g, states)),
   };
 }
 
-/** Posture queries carry the links of the posture checks they come from, and their state when known. */
-function withQueryState(group: PostureQueryGroup, states: ReadonlyMap<string, QueryState> | undefined) {
-  const postureQueries = (group.postureQueries ?? []).map((q) => ({
-    ...q, ...states?.get(q.id), _links: { self: { href: `./posture-checks/${q.id}` } },
-  }));
-  return { ...group, ...(states ? { isPassing: postureQueries.every((q) => q.isPassing) } : {}), postureQueries };
+/**
+ * A granting policy's posture queries, with their state when known; a policy passes when all its
+ * queries do (with no state known, when it has none).
+ */
+function postureQueryGroup(g: policy.PostureQueryGroup__Output, states: ReadonlyMap<string, QueryState> | undefined) {
+  const postureQueries = g.checks.map((c) => postureQuery(c, states?.get(c.id)));
+  return { policyId: g.policyId, policyType: g.policyType, isPassing: postureQueries.every((q) => q.isPassing), postureQueries };
 }

@@ -1,0 +1,157 @@
+/**
+ * The SQL of the two hot reads, pinned: a client's service list (ListServicesForIdentity) and
+ * what an identity may do with one service (GetServiceAccess, read on every session creation).
+ * The handlers run over stores whose Kysely records every statement; each is counted and
+ * explained (with its parameters, analysed) over tables of a few thousand rows, and none may
+ * read a whole table of that size.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CompiledQuery, Kysely, sql } from 'kysely';
+import { openConnection, type DbConnection } from '@edge/db';
+import type { policy as pb } from '@edge/proto';
+import { createEvaluationCache } from '../src/evaluation-cache.js';
+import { createAccessHandlers } from '../src/grpc/access.js';
+import type { HandlerDeps } from '../src/grpc/common.js';
+import { createEvaluationHandlers } from '../src/grpc/evaluation.js';
+import type { IdentityDirectory, OwnConfig } from '../src/grpc/identities.js';
+import { createPolicyStores } from '../src/store/index.js';
+import { createHarness, type Harness } from './harness.js';
+
+const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ROWS = 3_000;
+const SERVICES = 10_000;
+const INTERCEPT = 'g7cIWbcGg';
+
+/** The tables that grow with a network; a scan of any of them is what this file forbids. */
+const LARGE = ['services', 'service_configs', 'configs', 'service_policies', 'posture_checks', 'edge_router_policies', 'service_edge_router_policies'];
+
+let h: Harness;
+let conn: DbConnection;
+let db: Kysely<any>;
+const ran: CompiledQuery[] = [];
+/** What the identity service would answer: the caller's own configs, and the edge routers asked for. */
+const own: OwnConfig[] = [];
+const routerCalls: Array<{ selectedBy: number; alsoSelectedBy: number }> = [];
+
+const identities: IdentityDirectory = {
+  resolve: async () => [],
+  names: async () => [],
+  edgeRouters: async () => [],
+  async edgeRoutersSelected(selectedBy, alsoSelectedBy) {
+    routerCalls.push({ selectedBy: selectedBy.length, alsoSelectedBy: alsoSelectedBy.length });
+    return [];
+  },
+  countEdgeRoutersSelected: async () => 0,
+  ownConfigs: async () => own,
+};
+
+let handlers: ReturnType<typeof createEvaluationHandlers> & ReturnType<typeof createAccessHandlers>;
+
+beforeAll(async () => {
+  h = await createHarness();
+  const t = (name: string) => sql.id(h.schema, name);
+  const n = sql`generate_series(1, ${ROWS}) n`;
+  const each = sql`generate_series(1, ${SERVICES}) n`;
+  // Services in 100 groups, each with its own config; policy k lets #team-k dial #g<k % 100>,
+  // every tenth also names posture check #pc-k.
+  await sql`insert into ${t('services')} (id, name, role_attributes)
+    select 's' || n, 'svc-' || n, array['g' || (n % 100), case when n % 2 = 0 then 'even' else 'odd' end] from ${each}`.execute(h.db);
+  await sql`insert into ${t('configs')} (id, name, config_type_id, data)
+    select 'cfg' || n, 'cfg-' || n, ${INTERCEPT}, jsonb_build_object('addresses', jsonb_build_array('svc' || n || '.ziti')) from ${each}`.execute(h.db);
+  await sql`insert into ${t('service_configs')} (service_id, config_id, config_type_id) select 's' || n, 'cfg' || n, ${INTERCEPT} from ${each}`.execute(h.db);
+  await sql`insert into ${t('posture_checks')} (id, name, type_id, role_attributes, data)
+    select 'pc' || n, 'pc-' || n, 'DOMAIN', array['pc-' || n], '{"domains":["corp.example"]}'::jsonb from ${n}`.execute(h.db);
+  await sql`insert into ${t('service_policies')} (id, name, type, semantic, identity_roles, identity_attrs, service_roles, service_attrs,
+      posture_check_roles, posture_check_attrs)
+    select 'sp' || n, 'sp-' || n, 'Dial', 'AllOf', array['#team-' || n], array['team-' || n], array['#g' || (n % 100)], array['g' || (n % 100)],
+      case when n % 10 = 0 then array['#pc-' || n] else '{}' end, case when n % 10 = 0 then array['pc-' || n] else '{}' end from ${n}`.execute(h.db);
+  await sql`insert into ${t('edge_router_policies')} (id, name, semantic, identity_roles, identity_attrs, edge_router_roles, edge_router_attrs)
+    select 'erp' || n, 'erp-' || n, 'AnyOf', array['#team-' || n], array['team-' || n], array['#er-' || (n % 10)], array['er-' || (n % 10)] from ${n}`.execute(h.db);
+  await sql`insert into ${t('service_edge_router_policies')} (id, name, semantic, service_roles, service_attrs, edge_router_roles, edge_router_attrs)
+    select 'serp' || n, 'serp-' || n, 'AllOf', array['#g' || (n % 100)], array['g' || (n % 100)], array['#er-' || (n % 10)], array['er-' || (n % 10)] from ${n}`.execute(h.db);
+  for (const table of LARGE) await sql`analyze ${t(table)}`.execute(h.db);
+
+  conn = await openConnection({ url: DATABASE_URL });
+  db = new Kysely<any>({ dialect: conn.dialect(), log: (e) => { ran.push(e.query); } }).withSchema(h.schema);
+  const off = () => createEvaluationCache<never>({ ttlMs: 0 });
+  const deps = { stores: createPolicyStores(db), events: undefined as never, identities, serviceLists: off(), serviceDigests: off() } as HandlerDeps;
+  handlers = { ...createEvaluationHandlers(deps), ...createAccessHandlers(deps) };
+}, 120_000);
+
+afterAll(async () => {
+  await db?.destroy();
+  await conn?.close();
+  await h?.close();
+});
+
+/** The statements `call` runs. */
+async function statementsOf(call: () => Promise<unknown>): Promise<CompiledQuery[]> {
+  ran.length = 0;
+  await call();
+  return [...ran];
+}
+
+/**
+ * The lines of each statement's analysed plan that read a whole large table. A branch that did
+ * not run for this caller ("never executed": the join of a `#all` policy, whose answer is every
+ * row) reads nothing and is left out.
+ */
+async function scansOf(statements: CompiledQuery[]): Promise<string[]> {
+  const scans: string[] = [];
+  for (const q of statements) {
+    const plan = await db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (analyze, costs off) ${q.sql}`, [...q.parameters]));
+    const lines = plan.rows.map((r) => r['QUERY PLAN']);
+    scans.push(...lines.filter((l) => !/never executed/.test(l) && LARGE.some((table) => new RegExp(`Seq Scan on ${table}\\b`).test(l))).map((l) => `${l.trim()}  ← ${q.sql.slice(0, 80)}`));
+  }
+  return scans;
+}
+
+const query = { limit: 500, offset: 0, filter: '', sort: '', roleFilter: [], roleSemantic: '' };
+
+describe('a client service list', () => {
+  const list = (): Promise<pb.ListServicesResponse> => handlers.ListServicesForIdentity({
+    identityId: 'i1', roleAttributes: ['team-10', 'team-20'], configTypes: ['intercept.v1'], query, policyType: '',
+  } as pb.ListServicesForIdentityRequest__Output);
+
+  it('renders grants, posture queries, configs and the identity\'s own config in five indexed statements', async () => {
+    own.splice(0, own.length, { serviceId: 's10', configId: 'cfg20' });
+    const statements = await statementsOf(async () => {
+      const page = await list();
+      // team-10 reaches #g10, team-20 #g20: 100 + 100 services, through policies naming #pc-10 and #pc-20.
+      expect(page.meta!.totalCount).toBe(200);
+      const s10 = page.services.find((s) => s.id === 's10')!;
+      expect(s10.postureQueries!.map((g) => [g.policyId, g.checks!.map((c) => c.id)])).toEqual([['sp10', ['pc10']]]);
+      expect(JSON.parse(s10.configJson!)).toEqual({ 'intercept.v1': { addresses: ['svc20.ziti'] } });
+    });
+    // grants page, granting policies with their checks, config types, config data, own configs.
+    expect(statements).toHaveLength(5);
+    expect(await scansOf(statements)).toEqual([]);
+  });
+
+  it('reads no config when none is asked for: two statements', async () => {
+    const statements = await statementsOf(() => handlers.ListServicesForIdentity({
+      identityId: 'i1', roleAttributes: ['team-10'], configTypes: [], query, policyType: '',
+    } as pb.ListServicesForIdentityRequest__Output));
+    expect(statements).toHaveLength(2);
+    expect(await scansOf(statements)).toEqual([]);
+  });
+});
+
+describe('what an identity may do with a service', () => {
+  it('answers grant, posture checks and both router policy sides in five indexed statements, and asks for the edge routers once', async () => {
+    routerCalls.length = 0;
+    let access: pb.ServiceAccess | undefined;
+    const statements = await statementsOf(async () => {
+      access = await handlers.GetServiceAccess({
+        identityId: 'i1', roleAttributes: ['team-10'], serviceId: 's10', grantedOnly: true, edgeRouters: true, edgeRouterCounts: false, edgeRouterQuery: null,
+      } as pb.GetServiceAccessRequest__Output);
+    });
+    expect(access!.permissions).toEqual(['Dial']);
+    expect(access!.policies!.map((p) => [p.policyName, p.checks!.map((c) => [c.id, c.domains])])).toEqual([['sp-10', [['pc10', ['corp.example']]]]]);
+    // erp10 selects team-10; the 30 service edge router policies of #g10 select s10.
+    expect(routerCalls).toEqual([{ selectedBy: 1, alsoSelectedBy: 30 }]);
+    // service, grant, granting policies with checks, edge router policies, service edge router policies.
+    expect(statements).toHaveLength(5);
+    expect(await scansOf(statements)).toEqual([]);
+  });
+});
