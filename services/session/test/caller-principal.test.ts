@@ -48,7 +48,7 @@ describe('the caller principal in call metadata', () => {
 
   it('evaluates posture queries from the principal MFA state', async () => {
     const ask = (p: CallerPrincipal) => runWithContext({ requestId: 'r', principal: p }, () =>
-      h.client.evaluatePostureQueries({ apiSessionId: 'api-ann', postureCheckIds: ['mfa-check'] }));
+      h.client.evaluatePostureQueries({ apiSessionId: 'api-ann', postureChecks: [{ id: 'mfa-check', name: 'mfa-check', typeId: 'MFA', timeoutSeconds: -1 }] }));
     expect((await ask(principal())).queries).toMatchObject([{ postureCheckId: 'mfa-check', isPassing: true }]);
     expect((await ask(principal({ mfa: { required: true, complete: false } }))).queries).toMatchObject([{ postureCheckId: 'mfa-check', isPassing: false }]);
   });

@@ -108,6 +108,15 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
       if (!g) throw notFound('service', req.serviceId);
       return { id: req.serviceId, name: req.serviceId, permissions: g.permissions, postureQueries: g.postureQueries } as never;
     },
+    // What session creation and look-ups ask: the grant, its checks and the usable edge routers.
+    async GetServiceAccess(req) {
+      world.askedIdentities.push(req.identityId);
+      if (!world.services.has(req.serviceId)) throw notFound('service', req.serviceId);
+      const g = grantOf(req.identityId, req.roleAttributes, req.serviceId);
+      if (!g && req.grantedOnly) throw notFound('service', req.serviceId);
+      const edgeRouters = req.edgeRouters ? world.edgeRouters.map((id) => ({ id, name: id, cost: 0 })) : [];
+      return { serviceId: req.serviceId, serviceName: req.serviceId, permissions: g?.permissions ?? [], policies: g?.postureQueries ?? [], edgeRouters } as never;
+    },
     async MatchServices(req) {
       return { ids: [...world.services].filter(([id, s]) => selects(req.roles, req.semantic, id, s.roleAttributes)).map(([id]) => id) };
     },
