@@ -67,9 +67,11 @@ describe('tracing', () => {
       one((x) => parentOf(x) === parent.spanContext().spanId && pred(x), what);
 
     const http = one((x) => x.name === 'POST /edge/management/v1/identities', 'gateway span');
+    // The gateway checks the auth policy with its owner, writes the identity, then asks pki for
+    // its enrollment (the identity service calls no other service).
+    const authServer = childOf(childOf(http, (x) => x.name === 'GetAuthPolicy', 'gateway → auth client span'), (x) => x.name === 'auth/GetAuthPolicy', 'auth server span');
     const identityServer = childOf(childOf(http, (x) => x.name === 'CreateIdentity', 'gateway → identity client span'), (x) => x.name === 'identity/CreateIdentity', 'identity server span');
-    const authServer = childOf(childOf(identityServer, (x) => x.name === 'GetAuthPolicy', 'identity → auth client span'), (x) => x.name === 'auth/GetAuthPolicy', 'auth server span');
-    const pkiServer = childOf(childOf(identityServer, (x) => x.name === 'CreateEnrollment', 'identity → pki client span'), (x) => x.name === 'pki/CreateEnrollment', 'pki server span');
+    const pkiServer = childOf(childOf(http, (x) => x.name === 'CreateEnrollment', 'gateway → pki client span'), (x) => x.name === 'pki/CreateEnrollment', 'pki server span');
     for (const [server, schema] of [[identityServer, '_identity'], [authServer, '_auth'], [pkiServer, '_pki']] as const) {
       // A write is a transaction now (the change and its outbox event): look past `begin`.
       const sql = childOf(server, (x) => String(x.attributes['db.namespace'] ?? '').endsWith(schema)
