@@ -8,6 +8,7 @@ import {
   createDb, dropSchema, isForeignKeyViolation, isUniqueViolation, migrate, openConnection,
   quoteSchemaName, type DbConnection,
 } from './index.js';
+import { processMetrics } from '@edge/metrics';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -102,6 +103,24 @@ describe.each(backends)('on %s', (kind, open) => {
     });
     const tags = await db.selectFrom('tags').select('tag').where('item_id', '=', 'c1').execute();
     expect(tags).toEqual([{ tag: 'a' }]);
+  });
+
+  it('counts every statement it sends in the process metrics, transaction control included', async () => {
+    const count = async (operation: string) => {
+      const metric = await processMetrics().registry.getSingleMetric('edge_db_statements_total')?.get();
+      return metric?.values.find((v) => v.labels.operation === operation)?.value ?? 0;
+    };
+    const before = { select: await count('select'), insert: await count('insert'), begin: await count('begin'), commit: await count('commit') };
+    const db = createDb<TestDb>(conn, schema);
+    await db.selectFrom('items').select('id').execute();
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ id: 'n1', name: 'counted' }).execute();
+      await trx.selectFrom('items').select('id').where('id', '=', 'n1').execute();
+    });
+    expect(await count('select')).toBe(before.select + 2);
+    expect(await count('insert')).toBe(before.insert + 1);
+    expect(await count('begin')).toBe(before.begin + 1);
+    expect(await count('commit')).toBe(before.commit + 1);
   });
 
   it('rolls back a transaction whose callback throws', async () => {

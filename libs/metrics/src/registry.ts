@@ -23,6 +23,13 @@ export interface ProcessMetrics {
   readonly registry: Registry;
   /** One handled unary gRPC call: `code` is the status name (`OK`, `NOT_FOUND`, …). */
   grpcHandled(service: string, method: string, code: string, seconds: number): void;
+  /** One unary gRPC call made to another service, once it ended: `code` as for `grpcHandled`. */
+  grpcCalled(service: string, method: string, code: string): void;
+  /**
+   * One SQL statement sent to the database (transaction control included): `operation` is its
+   * first keyword, lower case (`select`, `insert`, `begin`, …).
+   */
+  dbStatement(operation: string): void;
   /**
    * One HTTP request: `route` is the route pattern (`/edge/management/v1/identities/:id`), never
    * the raw URL, or {@link UNMATCHED_ROUTE}; a method outside the HTTP API's is counted as `other`.
@@ -59,6 +66,14 @@ function create(): ProcessMetrics {
     labelNames: ['method', 'result'],
     registers: [registry],
   });
+  const called = new Counter({
+    name: 'edge_grpc_client_calls_total',
+    help: 'Unary gRPC calls made to other services, by service, method and status code.',
+    labelNames: ['grpc_service', 'grpc_method', 'grpc_code'],
+    registers: [registry],
+  });
+  const statements = new Counter({ name: 'edge_db_statements_total', help: 'SQL statements sent to the database, by operation.', labelNames: ['operation'], registers: [registry] });
+  const byOperation = new Map<string, Counter.Internal>();
   const limited = new Counter({ name: 'edge_rate_limit_rejections_total', help: 'Requests refused by a rate limit, by scope.', labelNames: ['scope'], registers: [registry] });
   const build = buildInfo();
   new Gauge({
@@ -101,6 +116,12 @@ function create(): ProcessMetrics {
     outboxPublished: (outbox, count) => published.inc({ outbox }, count),
     outboxFailed: (outbox) => failed.inc({ outbox }),
     watchOutbox: (outbox, read) => void outboxes.set(outbox, read),
+    grpcCalled: (service, method, code) => called.inc({ grpc_service: service, grpc_method: method, grpc_code: code }),
+    dbStatement: (operation) => {
+      let child = byOperation.get(operation);
+      if (!child) byOperation.set(operation, (child = statements.labels({ operation })));
+      child.inc();
+    },
     grpcHandled: (service, method, code, seconds) => grpc.observe({ grpc_service: service, grpc_method: method, grpc_code: code }, seconds),
     httpRequest: (method, route, statusCode, seconds) =>
       http.observe({ method: HTTP_METHODS.has(method) ? method : 'other', route, status_code: String(statusCode) }, seconds),
