@@ -8,11 +8,22 @@ import { processMetrics } from '@edge/metrics';
 /** Operations counted by name; anything else is `other`, so the label stays small. */
 const OPERATIONS = new Set(['select', 'insert', 'update', 'delete', 'with', 'begin', 'commit', 'rollback', 'savepoint', 'release', 'set', 'create', 'alter', 'drop', 'lock', 'analyze', 'truncate']);
 
+const A = 65;
+const Z = 90;
+const LOWER = 32;
+
 /** The first keyword of `text`, lower case (`start transaction` is `begin`), or `other`. */
 export function statementOperation(text: string): string {
-  const first = /^\s*([A-Za-z]+)/.exec(text)?.[1]?.toLowerCase();
-  const word = first === 'start' ? 'begin' : first;
-  return word !== undefined && OPERATIONS.has(word) ? word : 'other';
+  let i = 0;
+  while (i < text.length && text.charCodeAt(i) <= 32) i++;
+  let word = '';
+  for (; i < text.length && word.length < 10; i++) {
+    const c = text.charCodeAt(i) & ~LOWER;
+    if (c < A || c > Z) break;
+    word += String.fromCharCode(c | LOWER);
+  }
+  if (word === 'start') return 'begin';
+  return OPERATIONS.has(word) ? word : 'other';
 }
 
 /** Records one statement about to be sent. */
