@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_NAMES } from '@edge/config';
 import { createHttpClient, freePortBlock, loadSpecValidator, type HttpClient } from '@edge/testing';
 import { cleanupPrefix } from './support/cleanup.js';
-import { freePort, TEST_DATABASE_URL, TEST_NATS_URL, uniquePrefix } from './support/infra.js';
+import { clusterEnv, stopLauncher } from './support/cluster-env.js';
+import { freePort, uniquePrefix } from './support/infra.js';
 import { sampleSum, scrape } from './support/metrics.js';
 
 const launcher = fileURLToPath(new URL('../deploy/launcher/dist/main.js', import.meta.url));
@@ -50,22 +51,11 @@ beforeAll(async () => {
   const basePort = await freePortBlock(160);
   metricsBase = basePort + 100;
   proc = spawn(process.execPath, [launcher, 'cluster'], {
-    env: {
-      ...process.env,
-      EDGE_HTTP_ADDR: `127.0.0.1:${port}`,
-      EDGE_DATABASE_URL: TEST_DATABASE_URL,
-      EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`,
-      EDGE_NATS_URL: TEST_NATS_URL,
-      EDGE_NATS_SUBJECT_PREFIX: `${prefix}.`,
-      EDGE_ADMIN_PASSWORD: 'cluster-admin-pw',
-      EDGE_KEY_ENCRYPTION_KEY: 'cluster-test-key-encryption-secret',
-      EDGE_CLUSTER_BASE_PORT: String(basePort),
+    env: clusterEnv('cluster', { httpPort: port, basePort, prefix }, {
       EDGE_METRICS_ADDR: `127.0.0.1:${metricsBase}`,
       EDGE_REPLICAS_IDENTITY: '2',
       EDGE_REPLICAS_AUTH: '2',
-      EDGE_LOG_LEVEL: 'warn',
-      EDGE_SHUTDOWN_GRACE_MS: '3000',
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   proc.stdout!.on('data', (d) => (output += d));
@@ -84,11 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   http?.close();
-  if (proc && proc.exitCode === null) {
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
-  }
+  await stopLauncher(proc);
   await cleanupPrefix(prefix);
 });
 

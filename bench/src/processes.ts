@@ -6,7 +6,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
-function children(pid: number): number[] {
+/** The direct children of `pid` (none when it is gone). */
+export function children(pid: number): number[] {
   try {
     return readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
   } catch {

@@ -1,7 +1,10 @@
 // Container health check: `node deploy/docker/healthcheck.mjs <component>` exits 0 when the
 // process in this container answers, 1 otherwise. A gRPC service must answer grpc.health.v1
-// Check with SERVING on its listen address; the gateway must answer GET /version over HTTPS.
-// Addresses come from the same EDGE_* variables the process reads (libs/config).
+// Check with SERVING on its listen address (with EDGE_GRPC_TLS=mtls, which admits only holders of
+// a service certificate, accept connections there: a service listens once it is ready); the
+// gateway must answer GET /version over HTTPS. Addresses come from the same EDGE_* variables the
+// process reads (libs/config).
+import { connect } from 'node:net';
 import { request } from 'node:https';
 import { SERVICE_NAMES, grpcListenAddr, loadConfig } from '@edge/config';
 import { contracts } from '@edge/proto';
@@ -17,7 +20,18 @@ function local(addr) {
   return `${host === '0.0.0.0' || host === '' || host === '[::]' ? '127.0.0.1' : host}:${addr.slice(i + 1)}`;
 }
 
+function accepts(address) {
+  const i = address.lastIndexOf(':');
+  return new Promise((resolve) => {
+    const socket = connect({ host: address.slice(0, i), port: Number(address.slice(i + 1)), timeout: TIMEOUT_MS });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 async function grpcHealthy(name, config) {
+  if (config.grpc.tls.mode === 'mtls') return accepts(local(grpcListenAddr(config, name)));
   const client = createRpcClient(contracts.health(), local(grpcListenAddr(config, name)), { deadlineMs: TIMEOUT_MS });
   try {
     return (await client.check({})).status === 'SERVING';

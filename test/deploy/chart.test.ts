@@ -64,7 +64,16 @@ function validator() {
   return ajv.compile(chart.schema);
 }
 
+const JOIN_TOKEN = 'f'.repeat(64);
 const withRequired = (over: Json = {}) => mergeValues(chart.values, mergeValues(REQUIRED_VALUES, over));
+
+/** The environment a component's main container sees, its Secret references resolved from the chart's Secret. */
+function environment(rendered: K8sObject[], c: string): Record<string, string> {
+  const secret = get<{ stringData: Record<string, string> }>(rendered, 'Secret', 'edge').stringData;
+  const env: Record<string, string> = { ...configMapData(rendered, 'edge') };
+  for (const e of podSpecOf(rendered, `edge-${c}`).containers[0]!.env!) env[e.name] = e.valueFrom ? secret[e.valueFrom.secretKeyRef!.key]! : e.value!;
+  return env;
+}
 
 describe('helm/edge-controller values', () => {
   it('defines every value path the templates read, in values.yaml and in the schema', () => {
@@ -147,6 +156,7 @@ describe('helm (the real binary)', () => {
     }],
     ['no snapshot volume and no spreading', { snapshots: { persistence: { enabled: false } }, topologySpread: [] }],
     ['an existing snapshot claim', { snapshots: { persistence: { existingClaim: 'edge-backups' } } }],
+    ['internal mutual TLS', { config: { grpcTls: 'mtls' }, secrets: { grpcJoinToken: JOIN_TOKEN } }],
   ];
 
   it.each(variants)('renders objects the Kubernetes schemas accept, with %s', async (_what, values) => {
@@ -284,13 +294,6 @@ describe('helm/edge-controller templates', () => {
   });
 
   /** The environment a component's main container sees: the ConfigMap, then its own env (Secret keys resolved). */
-  function environment(rendered: K8sObject[], c: string): Record<string, string> {
-    const secret = get<{ stringData: Record<string, string> }>(rendered, 'Secret', 'edge').stringData;
-    const env: Record<string, string> = { ...configMapData(rendered, 'edge') };
-    for (const e of podSpecOf(rendered, `edge-${c}`).containers[0]!.env!) env[e.name] = e.valueFrom ? secret[e.valueFrom.secretKeyRef!.key]! : e.value!;
-    return env;
-  }
-
   it('gives each process an environment libs/config accepts, naming only variables it reads, and one advertised address', () => {
     const known = new Set(readFileSync(join(REPO_ROOT, 'libs/config/src/index.ts'), 'utf8').match(/EDGE_[A-Z0-9_]+(?=:)/g));
     for (const c of COMPONENTS) {
@@ -321,6 +324,61 @@ describe('helm/edge-controller templates', () => {
     const fixed = renderNotes({ config: { databasePoolSize: 4 }, services: { auth: { autoscaling: { enabled: false }, replicas: 3 } } });
     expect(fixed).toContain(`up to ${4 * (4 * 6 + 3)} (4 per service pod`);
     expect(renderNotes()).toContain('https://edge.example.com:443');
+  });
+});
+
+describe('internal mutual TLS (config.grpcTls)', () => {
+  const mtls = { config: { grpcTls: 'mtls' }, secrets: { grpcJoinToken: JOIN_TOKEN } };
+  const probes = (objects: K8sObject[], s: string) => {
+    const c = podSpecOf(objects, `edge-${s}`).containers[0]!;
+    return [c.startupProbe, c.readinessProbe, c.livenessProbe];
+  };
+
+  it('is off by default: plaintext gRPC, kubelet gRPC probes, no join token anywhere', () => {
+    const objects = renderChart();
+    expect(configMapData(objects, 'edge').EDGE_GRPC_TLS).toBe('off');
+    for (const c of COMPONENTS) for (const k of allContainers(objects, `edge-${c}`)) expect(secretRefs(k).EDGE_GRPC_JOIN_TOKEN, c).toBeUndefined();
+    for (const s of SERVICE_NAMES) for (const p of probes(objects, s)) expect(p!.grpc).toEqual({ port: (chart.values.services as Record<string, { grpcPort: number }>)[s]!.grpcPort });
+    expect(get<{ stringData: Json }>(objects, 'Secret', 'edge').stringData).not.toHaveProperty('EDGE_GRPC_JOIN_TOKEN');
+  });
+
+  it('gives every process the join token from the Secret, required, and an environment libs/config accepts as mtls', () => {
+    const objects = renderChart(mtls);
+    expect(configMapData(objects, 'edge').EDGE_GRPC_TLS).toBe('mtls');
+    expect(get<{ stringData: Json }>(objects, 'Secret', 'edge').stringData.EDGE_GRPC_JOIN_TOKEN).toBe(JOIN_TOKEN);
+    for (const c of COMPONENTS) {
+      const [main, ...others] = [podSpecOf(objects, `edge-${c}`).containers[0]!, ...(podSpecOf(objects, `edge-${c}`).initContainers ?? [])];
+      expect(secretRefs(main!).EDGE_GRPC_JOIN_TOKEN, c).toEqual({ secret: 'edge', key: 'EDGE_GRPC_JOIN_TOKEN', optional: false });
+      // The migration step makes no gRPC call.
+      for (const k of others) expect(secretRefs(k).EDGE_GRPC_JOIN_TOKEN).toBeUndefined();
+      expect(loadConfig(environment(objects, c)).grpc.tls, c).toEqual({ mode: 'mtls', joinToken: JOIN_TOKEN });
+    }
+    const ext = renderChart({ ...mtls, secrets: { existingSecret: 'mine' } });
+    expect(secretRefs(podSpecOf(ext, 'edge-gateway').containers[0]!).EDGE_GRPC_JOIN_TOKEN).toEqual({ secret: 'mine', key: 'EDGE_GRPC_JOIN_TOKEN', optional: false });
+  });
+
+  it('probes each service\'s gRPC port over TCP, which the kubelet can do without a certificate', () => {
+    const objects = renderChart(mtls);
+    for (const s of SERVICE_NAMES) {
+      const port = (chart.values.services as Record<string, { grpcPort: number }>)[s]!.grpcPort;
+      for (const p of probes(objects, s)) {
+        expect(p!.tcpSocket, s).toEqual({ port });
+        expect(p!.grpc, s).toBeUndefined();
+      }
+    }
+  });
+
+  it('requires a join token of 32 characters or more with mtls, unless an existing Secret carries it', () => {
+    const validate = validator();
+    expect(validate(withRequired({ config: { grpcTls: 'mtls' } }))).toBe(false);
+    expect(JSON.stringify(validate.errors)).toContain('/secrets/grpcJoinToken');
+    expect(validate(withRequired({ config: { grpcTls: 'mtls' }, secrets: { grpcJoinToken: 'too-short' } }))).toBe(false);
+    expect(validate(withRequired({ config: { grpcTls: 'mtls' }, secrets: { existingSecret: 'mine' } })), JSON.stringify(validate.errors)).toBe(true);
+    // YAML reads a bare off as false.
+    expect(validate(withRequired({ config: { grpcTls: false } }))).toBe(false);
+    const missing = helm(['template', 'edge', CHART_DIR], mergeValues(REQUIRED_VALUES, { config: { grpcTls: 'mtls' } }) as Json);
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toContain('secrets.grpcJoinToken');
   });
 });
 

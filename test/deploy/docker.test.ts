@@ -6,6 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
+import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -198,6 +199,15 @@ describe('deploy/docker/healthcheck.mjs', () => {
     }
     expect(await check('identity', env)).toBe(1);
     expect(await check('nonsense', env)).toBe(2);
+  });
+
+  it('under internal mTLS, which it holds no certificate for, passes only while the service port accepts connections', async () => {
+    const listener = createTcpServer((socket) => socket.destroy());
+    await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+    const env = { EDGE_GRPC_LISTEN_ADDR: `0.0.0.0:${(listener.address() as { port: number }).port}`, EDGE_GRPC_TLS: 'mtls', EDGE_GRPC_JOIN_TOKEN: 'd'.repeat(64) };
+    expect(await check('identity', env)).toBe(0);
+    await new Promise((r) => listener.close(r));
+    expect(await check('identity', env)).toBe(1);
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'edge-hc-'));

@@ -14,7 +14,7 @@ import { join, relative } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '@edge/config';
-import { parseManifests, renderWith, REPO_ROOT, type K8sObject } from './support/chart.js';
+import { mergeValues, parseManifests, renderWith, REPO_ROOT, type K8sObject } from './support/chart.js';
 import { k8sSchemaProblems } from './support/k8s-schema.js';
 import { kubeTools, runTool } from './support/kube-tools.js';
 import { allContainers, COMPONENTS, configMapData, find, get, kekConsumers, podSpecOf, secretRefs } from './support/objects.js';
@@ -23,9 +23,9 @@ const K8S_DIR = join(REPO_ROOT, 'deploy/k8s');
 /** Labels Helm sets that a kustomize deployment must not claim. */
 const HELM_LABELS = ['helm.sh/chart', 'app.kubernetes.io/managed-by'];
 
-/** The chart's rendering as deploy/k8s should hold it. */
-function expectedObjects(): K8sObject[] {
-  const values = parse(readFileSync(join(K8S_DIR, 'chart-values.yaml'), 'utf8')) as Record<string, unknown>;
+/** The chart's rendering as deploy/k8s should hold it (with `over` over chart-values.yaml). */
+function expectedObjects(over: Record<string, unknown> = {}): K8sObject[] {
+  const values = mergeValues(parse(readFileSync(join(K8S_DIR, 'chart-values.yaml'), 'utf8')), over) as Record<string, unknown>;
   return renderWith(values).map((o) => {
     const copy = structuredClone(o);
     for (const l of HELM_LABELS) delete copy.metadata.labels?.[l];
@@ -48,7 +48,8 @@ if (process.env.EDGE_UPDATE_K8S === '1') {
   for (const o of expectedObjects()) files.set(fileOf(o), [...(files.get(fileOf(o)) ?? []), o]);
   for (const [file, objects] of files) {
     const header = `# helm/edge-controller rendered with deploy/k8s/chart-values.yaml (release "edge").\n# Edit the chart and regenerate: EDGE_UPDATE_K8S=1 npx vitest run test/deploy/k8s.test.ts\n`;
-    writeFileSync(join(K8S_DIR, file), header + objects.map((o) => `---\n${stringify(o, { lineWidth: 0 })}`).join(''));
+    // Quoted as YAML 1.1 wants: tools that read it so take a bare off, on, yes or no for a boolean.
+    writeFileSync(join(K8S_DIR, file), header + objects.map((o) => `---\n${stringify(o, { lineWidth: 0, version: '1.1' })}`).join(''));
   }
 }
 
@@ -109,6 +110,32 @@ describe('deploy/k8s', () => {
     // Kubernetes refuses to start a container whose required Secret key is missing.
     for (const c of kekConsumers()) {
       for (const k of allContainers(objects, `edge-${c}`)) expect(secretRefs(k).EDGE_KEY_ENCRYPTION_KEY, c).toEqual({ secret: 'edge', key: 'EDGE_KEY_ENCRYPTION_KEY', optional: false });
+    }
+  });
+});
+
+describe('deploy/k8s/mtls (internal mutual TLS as a kustomize component)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'edge-mtls-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const build = () => {
+    writeFileSync(join(dir, 'kustomization.yaml'), `resources: [${relative(dir, K8S_DIR)}]\ncomponents: [${relative(dir, join(K8S_DIR, 'mtls'))}]\n`);
+    return kustomize(dir);
+  };
+
+  it('equals the chart rendered with config.grpcTls "mtls", object by object, and passes the Kubernetes schemas', async () => {
+    const actual = new Map(build().map((o) => [key(o), o]));
+    const expected = new Map(expectedObjects({ config: { grpcTls: 'mtls' } }).map((o) => [key(o), o]));
+    expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
+    for (const [k, o] of expected) expect(actual.get(k), k).toEqual(o);
+    expect(await k8sSchemaProblems([...actual.values()])).toEqual([]);
+  });
+
+  it('gives every process an environment libs/config accepts as mtls once the Secret has the join token', () => {
+    const objects = build();
+    const token = 'c'.repeat(64);
+    for (const c of COMPONENTS) {
+      const env = { ...environment(objects, c, { EDGE_GRPC_JOIN_TOKEN: token }), EDGE_ADVERTISED_ADDRESS: 'edge.example.com:443' };
+      expect(loadConfig(env).grpc.tls, c).toEqual({ mode: 'mtls', joinToken: token });
     }
   });
 });

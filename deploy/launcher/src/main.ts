@@ -2,12 +2,13 @@
  * `npm start` (standalone), `npm run start:cluster` (processes per service) and
  * `main.js import <dataset.json>` (bulk load into a stopped controller's database).
  */
+import { randomBytes } from 'node:crypto';
 import { SERVICE_NAMES, type Config, type ServiceName } from '@edge/config';
 import { createLogger, type Logger } from '@edge/logging';
-import { commandOrExit, describeStartupFailure, loadConfigOrExit, openInfra, runUntilSignal } from '@edge/lifecycle';
+import { commandOrExit, describeStartupFailure, joinServiceMesh, loadConfigOrExit, meshCredentialsFor, openInfra, runUntilSignal } from '@edge/lifecycle';
 import { startTelemetry } from '@edge/telemetry';
 import { startStandalone, type RunningController } from './standalone.js';
-import { clusterPorts, startCluster } from './cluster.js';
+import { clusterPorts, replicaTarget, startCluster } from './cluster.js';
 import { checkClusterPorts, checkHttpAddress } from './ports.js';
 import { importFile } from './import.js';
 import { banner } from './banner.js';
@@ -26,7 +27,11 @@ const { command, args } = commandOrExit({
 /** The local Postgres and NATS the cluster uses when none is configured. */
 const CLUSTER_DEFAULTS = { EDGE_DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres', EDGE_NATS_URL: 'nats://127.0.0.1:4222' };
 const env = command === 'cluster'
-  ? { ...process.env, EDGE_DATABASE_URL: process.env.EDGE_DATABASE_URL || CLUSTER_DEFAULTS.EDGE_DATABASE_URL, EDGE_NATS_URL: process.env.EDGE_NATS_URL || CLUSTER_DEFAULTS.EDGE_NATS_URL }
+  ? {
+    ...process.env, EDGE_DATABASE_URL: process.env.EDGE_DATABASE_URL || CLUSTER_DEFAULTS.EDGE_DATABASE_URL, EDGE_NATS_URL: process.env.EDGE_NATS_URL || CLUSTER_DEFAULTS.EDGE_NATS_URL,
+    // Internal mutual TLS: every process of this run shares one join token, made here unless given.
+    EDGE_GRPC_JOIN_TOKEN: process.env.EDGE_GRPC_JOIN_TOKEN || (process.env.EDGE_GRPC_TLS === 'mtls' ? randomBytes(32).toString('hex') : undefined),
+  }
   : process.env;
 const config = loadConfigOrExit(env);
 const telemetry = startTelemetry({ serviceName: 'edge-controller', namespace: config.otel.namespace, otlpEndpoint: config.otel.endpoint });
@@ -87,6 +92,9 @@ async function runCluster(): Promise<void> {
   const basePort = Number(process.env.EDGE_CLUSTER_BASE_PORT ?? 50051);
   const stopped = new AbortController();
   let cluster: ReturnType<typeof startCluster> | undefined;
+  // Internal mutual TLS: the readiness checks call the services' health as a process of the controller.
+  const mesh = meshCredentialsFor(config);
+  let stopRenewing: (() => void) | undefined;
   await runUntilSignal(
     {
       start: async () => {
@@ -94,6 +102,7 @@ async function runCluster(): Promise<void> {
         await checkClusterPorts(clusterPorts(replicas, basePort), basePort);
         await checkInfra(config, log);
         cluster = startCluster({ env, replicas, basePort, metricsAddr: config.metrics.addr, log });
+        if (mesh) stopRenewing = await joinServiceMesh(mesh, config, 'launcher', log, { pkiTarget: replicaTarget(cluster.ports.pki), signal: stopped.signal });
         const grpc = Object.fromEntries(SERVICE_NAMES.flatMap((s) => cluster!.ports[s].map((port, r) => [`${s}-${r}`, `127.0.0.1:${port}`])));
         await waitUntilReady({ grpc, gatewayUrl: gatewayUrl(config) }, log, stopped.signal);
         const metrics = [...cluster.metrics].map(([name, addr]) => `metrics of ${name}: http://${addr}/metrics`);
@@ -101,6 +110,7 @@ async function runCluster(): Promise<void> {
       },
       stop: async () => {
         stopped.abort();
+        stopRenewing?.();
         await cluster?.stop(config.shutdownGraceMs);
         await telemetry.shutdown();
       },

@@ -16,9 +16,11 @@ export interface ReadinessTargets {
 const POLL_MS = 250;
 const REPORT_EVERY_MS = 15_000;
 
-/** True when the gRPC server at `address` reports SERVING. */
-async function serving(address: string): Promise<boolean> {
-  const health = createRpcClient(contracts.health(), address, { deadlineMs: 1_000 }) as unknown as { check(r: object): Promise<{ status: string }>; close(): void };
+/** True when the gRPC server of process `name` (`<service>-<replica>`) at `address` reports SERVING. */
+export async function serving(name: string, address: string): Promise<boolean> {
+  // Under mutual TLS the server must prove to be that service.
+  const serverName = name.replace(/-\d+$/, '');
+  const health = createRpcClient(contracts.health(), address, { deadlineMs: 1_000, serverName }) as unknown as { check(r: object): Promise<{ status: string }>; close(): void };
   try {
     return (await health.check({})).status === 'SERVING';
   } catch {
@@ -28,8 +30,8 @@ async function serving(address: string): Promise<boolean> {
   }
 }
 
-/** True when the gateway answers an HTTPS request (any status: it is listening and serving). */
-function answers(url: string): Promise<boolean> {
+/** True when the gateway at `url` (https://host:port) answers its version with 200. */
+export function answers(url: string): Promise<boolean> {
   return new Promise((resolve) => {
     // The launcher does not hold the controller's CA; it only asks whether the gateway answers.
     const req = request(`${url}/edge/client/v1/version`, { rejectUnauthorized: false, timeout: 1_000 }, (res) => {
@@ -52,7 +54,7 @@ export async function waitUntilReady(targets: ReadinessTargets, log: Logger, sig
   while (pending.size > 0) {
     signal?.throwIfAborted();
     await Promise.all([...pending].map(async (name) => {
-      const ok = name === 'gateway' ? await answers(targets.gatewayUrl) : await serving(targets.grpc[name]!);
+      const ok = name === 'gateway' ? await answers(targets.gatewayUrl) : await serving(name, targets.grpc[name]!);
       if (ok) pending.delete(name);
     }));
     if (pending.size === 0) return;

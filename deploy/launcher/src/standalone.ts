@@ -50,6 +50,8 @@ export async function startStandalone(config: Config, log: Logger): Promise<Runn
   if (SERVICE_NAMES.length !== START_ORDER.length) throw new Error('a service is missing from the start order');
   // Before anything is created (the admin, the CA): the HTTPS port is the one most often taken.
   await checkHttpAddress(config);
+  // One process: its gRPC calls never leave it, so there is no one to authenticate them to.
+  if (config.grpc.tls.mode === 'mtls') log.warn('EDGE_GRPC_TLS=mtls applies to processes of their own; the standalone controller keeps its in-process gRPC on loopback in plaintext');
   // One endpoint for the process: every service's gRPC series and the gateway's HTTP series.
   const metrics = await openMetricsEndpoint(config, log);
   let infra: Infra;

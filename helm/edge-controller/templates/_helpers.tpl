@@ -83,6 +83,32 @@ own in its emptyDir, so it is required. Expects dict "root" "component".
 {{- end }}
 {{- end }}
 
+{{/*
+The join token of internal mutual TLS, for a component's main container when config.grpcTls is
+mtls: every process obtains its certificate with it (the migration step makes no gRPC call).
+Expects dict "root" "component".
+*/}}
+{{- define "edge.joinTokenEnv" -}}
+{{- if eq .root.Values.config.grpcTls "mtls" }}
+{{ include "edge.secretEnv" (dict "root" .root "key" "EDGE_GRPC_JOIN_TOKEN" "required" true) }}
+{{- end }}
+{{- end }}
+
+{{/*
+A service's startup, readiness or liveness check: the kubelet's gRPC health probe, or under
+mutual TLS, which the kubelet cannot speak, a TCP probe of the gRPC port (a service listens only
+once it is ready, and stops listening when it stops). Expects dict "root" "port".
+*/}}
+{{- define "edge.grpcProbe" -}}
+{{- if eq .root.Values.config.grpcTls "mtls" }}
+tcpSocket:
+  port: {{ .port }}
+{{- else }}
+grpc:
+  port: {{ .port }}
+{{- end }}
+{{- end }}
+
 {{/* True when the session pods mount the snapshot claim. Expects dict "root" "component". */}}
 {{- define "edge.snapshotVolume" -}}
 {{- and (eq .component "session") .root.Values.snapshots.persistence.enabled -}}

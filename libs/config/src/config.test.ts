@@ -123,3 +123,24 @@ describe('messages about bad settings', () => {
     expect(() => loadConfig({ EDGE_LOG_FORMAT: 'xml' })).toThrow(/EDGE_LOG_FORMAT "xml"/);
   });
 });
+
+describe('EDGE_GRPC_TLS', () => {
+  const token = 'a'.repeat(64);
+
+  it('is off by default and mtls on request, with the join token', () => {
+    expect(loadConfig({}).grpc.tls).toEqual({ mode: 'off', joinToken: undefined });
+    expect(loadConfig({ EDGE_GRPC_TLS: 'mtls', EDGE_GRPC_JOIN_TOKEN: token }).grpc.tls).toEqual({ mode: 'mtls', joinToken: token });
+  });
+
+  it('refuses mtls without a join token, a short token and an unknown mode, never showing the token', () => {
+    expect(() => loadConfig({ EDGE_GRPC_TLS: 'mtls' })).toThrow(/EDGE_GRPC_JOIN_TOKEN unset/);
+    expect(() => loadConfig({ EDGE_GRPC_TLS: 'tls' })).toThrow(/EDGE_GRPC_TLS "tls"/);
+    try {
+      loadConfig({ EDGE_GRPC_TLS: 'mtls', EDGE_GRPC_JOIN_TOKEN: 'short-secret' });
+      expect.unreachable();
+    } catch (e) {
+      expect((e as Error).message).toMatch(/EDGE_GRPC_JOIN_TOKEN \(value hidden\): at least 32/);
+      expect((e as Error).message).not.toContain('short-secret');
+    }
+  });
+});

@@ -61,6 +61,8 @@ const schema = z.object({
   EDGE_AUTH_RATE_LIMIT_PER_USERNAME: z.coerce.number().int().min(1).max(1_000_000).default(20),
   EDGE_GRPC_LISTEN_ADDR: addr.optional(),
   EDGE_GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  EDGE_GRPC_TLS: z.enum(['off', 'mtls']).default('off'),
+  EDGE_GRPC_JOIN_TOKEN: z.string().min(32, 'at least 32 characters (e.g. `openssl rand -hex 32`)').max(1024).optional(),
   EDGE_AUTH_GRPC_ADDR: target.optional(),
   EDGE_PKI_GRPC_ADDR: target.optional(),
   EDGE_IDENTITY_GRPC_ADDR: target.optional(),
@@ -97,7 +99,7 @@ export interface Config {
    * the built-in default (no EDGE_<SERVICE>_GRPC_ADDR), which the standalone controller binds on
    * ports the OS picks instead.
    */
-  grpc: { listenAddr?: string; deadlineMs: number; targets: Record<ServiceName, string>; defaultTargets: ServiceName[] };
+  grpc: { listenAddr?: string; deadlineMs: number; targets: Record<ServiceName, string>; defaultTargets: ServiceName[]; tls: GrpcTls };
   /** `format` unset: human-readable on a terminal, JSON lines otherwise (see @edge/logging). */
   log: { level: Raw['EDGE_LOG_LEVEL']; format?: 'pretty' | 'json' };
   otel: { endpoint?: string; namespace: string };
@@ -117,6 +119,17 @@ export interface Config {
 }
 
 /**
+ * Transport security between processes. `off`: plaintext gRPC. `mtls`: every gRPC server
+ * requires a client certificate issued by the controller's internal service CA, and every client
+ * presents one and verifies the server's; each process obtains its certificate from the pki
+ * service by proving it holds `joinToken` (required then). See @edge/rpc `joinMesh`.
+ */
+export interface GrpcTls {
+  mode: 'off' | 'mtls';
+  joinToken?: string;
+}
+
+/**
  * Thrown when the environment does not parse. Its message is one line naming every variable at
  * fault with the value it had (a secret's value is never shown; see {@link displayValue}).
  */
@@ -128,7 +141,7 @@ export class ConfigError extends Error {
 }
 
 /** Variables whose values are never written anywhere: passwords and keys. */
-const SECRET_VARIABLES = new Set(['EDGE_ADMIN_PASSWORD', 'EDGE_KEY_ENCRYPTION_KEY']);
+const SECRET_VARIABLES = new Set(['EDGE_ADMIN_PASSWORD', 'EDGE_KEY_ENCRYPTION_KEY', 'EDGE_GRPC_JOIN_TOKEN']);
 
 /**
  * A variable's value as messages may show it: quoted, the password of a URL masked, a secret
@@ -165,6 +178,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
   const unreachable = unreachableAdvertisedAddress(r.EDGE_ADVERTISED_ADDRESS, r.EDGE_HTTP_ADDR);
   if (unreachable) throw new ConfigError([unreachable]);
+  if (r.EDGE_GRPC_TLS === 'mtls' && r.EDGE_GRPC_JOIN_TOKEN === undefined) {
+    throw new ConfigError(['EDGE_GRPC_JOIN_TOKEN unset: required when EDGE_GRPC_TLS is "mtls" (the same secret in every process, e.g. `openssl rand -hex 32`)']);
+  }
   return {
     dataDir: r.EDGE_DATA_DIR,
     database: { url: r.EDGE_DATABASE_URL, poolSize: r.EDGE_DATABASE_POOL_SIZE, schemaPrefix: r.EDGE_DATABASE_SCHEMA_PREFIX },
@@ -187,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       deadlineMs: r.EDGE_GRPC_DEADLINE_MS,
       targets: Object.fromEntries(SERVICE_NAMES.map((s) => [s, given[s] ?? `127.0.0.1:${DEFAULT_GRPC_PORTS[s]}`])) as Record<ServiceName, string>,
       defaultTargets: SERVICE_NAMES.filter((s) => given[s] === undefined),
+      tls: { mode: r.EDGE_GRPC_TLS, joinToken: r.EDGE_GRPC_JOIN_TOKEN },
     },
     log: { level: r.EDGE_LOG_LEVEL, format: r.EDGE_LOG_FORMAT },
     otel: { endpoint: r.EDGE_OTEL_EXPORTER_OTLP_ENDPOINT, namespace: r.EDGE_OTEL_SERVICE_NAMESPACE },

@@ -12,4 +12,5 @@ export { createGrpcService, type SetupArgs, type Teardown } from './grpc-service
 export { runInBackground, type BackgroundOptions } from './background.js';
 export { createServiceEvents, type ServiceEvents } from './service-events.js';
 export { StartupError, explainListenFailure, connectFailure, describeStartupFailure, exitAfterFailedStart, loadConfigOrExit } from './startup-error.js';
+export { meshCredentialsFor, joinServiceMesh, type JoinServiceMeshOptions } from './mesh.js';
 export { commandOrExit, parseCommand, usage, type CommandSpec, type ParsedCommand } from './command.js';

@@ -10,6 +10,8 @@ import { runMigrations } from './migrate-only.js';
 import { openMetricsEndpoint } from './metrics-endpoint.js';
 import { commandOrExit } from './command.js';
 import { connectFailure, exitAfterFailedStart, loadConfigOrExit } from './startup-error.js';
+import type { MeshCredentials } from '@edge/rpc';
+import { joinServiceMesh, meshCredentialsFor } from './mesh.js';
 
 /** What every service is built from: its configuration, a database connection, the bus, a logger. */
 export interface ServiceContext {
@@ -17,6 +19,12 @@ export interface ServiceContext {
   conn: DbConnection;
   bus: Bus;
   log: Logger;
+  /**
+   * Internal mutual TLS (EDGE_GRPC_TLS=mtls): the process's credentials, already the default
+   * of its gRPC servers and clients. Every service but pki finds them holding its certificate;
+   * the pki service issues its own into them. Absent: plaintext.
+   */
+  mesh?: MeshCredentials;
 }
 
 /** A running service: started and stopped explicitly; `port()` is the bound gRPC port after start. */
@@ -95,15 +103,20 @@ export async function serviceMain(name: ServiceName, create: (ctx: ServiceContex
   let service: EdgeService | undefined;
   let infra: Infra | undefined;
   let metrics: Awaited<ReturnType<typeof openMetricsEndpoint>>;
+  const mesh = meshCredentialsFor(config);
+  let stopRenewing: (() => void) | undefined;
   await runUntilSignal(
     {
       start: async () => {
         metrics = await openMetricsEndpoint(config, log);
         infra = await openInfra(config, log, name);
-        service = create({ config, conn: infra.conn, bus: infra.bus, log });
+        // pki issues its own certificate once its CA is at hand; every other service asks pki.
+        if (mesh && name !== 'pki') stopRenewing = await joinServiceMesh(mesh, config, name, log);
+        service = create({ config, conn: infra.conn, bus: infra.bus, log, mesh });
         await service.start();
       },
       stop: async () => {
+        stopRenewing?.();
         await service?.stop();
         await infra?.close();
         await metrics?.close();

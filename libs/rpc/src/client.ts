@@ -6,6 +6,7 @@ import { currentContext } from './context.js';
 import { fromServiceError } from './errors.js';
 import { resolveTarget } from './local.js';
 import { outgoingMetadata } from './metadata.js';
+import { meshServerName, processMeshCredentials, type MeshCredentials } from './mesh-credentials.js';
 
 type UnaryOf<F> = F extends (argument: infer A, callback: grpc.requestCallback<infer R>) => grpc.ClientUnaryCall ? (req: A, options?: CallOptions) => Promise<R> : never;
 
@@ -13,6 +14,23 @@ type UnaryOf<F> = F extends (argument: infer A, callback: grpc.requestCallback<i
 export type RpcClient<C> = {
   [K in Exclude<keyof C, keyof grpc.Client> as K extends string ? (K extends Uncapitalize<K> ? K : never) : never]: UnaryOf<C[K]>;
 } & { close(): void };
+
+/** Options of {@link createRpcClient}. */
+export interface RpcClientOptions {
+  /** Deadline of every call unless the call says otherwise (CallOptions.deadlineMs). */
+  deadlineMs: number;
+  /**
+   * Mutual TLS: the certificate presented and the CA the server's must chain to. Default: the
+   * process's ({@link useMeshCredentials}) at the time the connection is made; null: plaintext.
+   */
+  tls?: MeshCredentials | null;
+  /**
+   * Which process the server must prove to be under mutual TLS (its certificate names
+   * `<serverName>.grpc.edge.internal`). Default: the service of the contract (`auth` for
+   * AuthService); give it for contracts every server offers, such as health.
+   */
+  serverName?: string;
+}
 
 export interface CallOptions {
   /** Overrides the client's default deadline for this call (still bounded by the caller's, see RequestContext.deadline). */
@@ -67,15 +85,20 @@ export function outgoingDeadline(budgetMs: number, callerDeadline: number | unde
  * the service is unreachable waits for it until its deadline (a restart is absorbed), then fails
  * as UNAVAILABLE.
  */
-export function createRpcClient<C extends grpc.Client>(Ctor: ClientCtor<C>, target: string, defaults: { deadlineMs: number }): RpcClient<C> {
+export function createRpcClient<C extends grpc.Client>(Ctor: ClientCtor<C>, target: string, defaults: RpcClientOptions): RpcClient<C> {
   const label = serviceLabel(Ctor.service);
   const metrics = processMetrics();
-  let channel: { address: string; client: C } | undefined;
-  // A local target is bound when its service starts, maybe after this client is made.
+  let channel: { address: string; tls: MeshCredentials | undefined; client: C } | undefined;
+  // A local target is bound when its service starts, maybe after this client is made; the
+  // process's credentials are installed at start-up, maybe after too.
   const clientFor = (address: string): C => {
-    if (channel?.address !== address) {
+    const tls = defaults.tls === undefined ? processMeshCredentials() : defaults.tls ?? undefined;
+    if (channel?.address !== address || channel.tls !== tls) {
       channel?.client.close();
-      channel = { address, client: new Ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS) };
+      const client = tls
+        ? new Ctor(address, tls.channelCredentials(), { ...CHANNEL_OPTIONS, 'grpc.ssl_target_name_override': meshServerName(defaults.serverName ?? label) })
+        : new Ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+      channel = { address, tls, client };
     }
     return channel.client;
   };

@@ -8,6 +8,7 @@ import { handleWithContext, type RequestContext } from './context.js';
 import { classifyHandlerError, toServiceError } from './errors.js';
 import { bindAddress, recordBound } from './local.js';
 import { incomingContext } from './metadata.js';
+import { hasVerifiedPeer, processMeshCredentials, type MeshCredentials } from './mesh-credentials.js';
 
 type RemoveIndex<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
 
@@ -39,7 +40,25 @@ export const DEFAULT_MAX_CONNECTION_AGE_MS = 5 * 60_000;
 export interface RpcServerOptions {
   /** See {@link DEFAULT_MAX_CONNECTION_AGE_MS}. */
   maxConnectionAgeMs?: number;
+  /**
+   * Mutual TLS: the server's certificate, and the CA client certificates must chain to. Default:
+   * the process's ({@link useMeshCredentials}); null: plaintext.
+   */
+  tls?: MeshCredentials | null;
+  /**
+   * Methods (as in the proto, e.g. `IssueServiceCertificate`) callable without a client
+   * certificate under mutual TLS. When there are any, the TLS handshake asks for a client
+   * certificate without requiring one, and every other method refuses a caller that presented
+   * none (UNAUTHENTICATED); the health check stays open too. None: the handshake requires one.
+   */
+  openMethods?: readonly string[];
 }
+
+/** The answer to a call without a verified client certificate on a mutual-TLS server. */
+const NO_CLIENT_CERTIFICATE: Partial<grpc.ServiceError> = {
+  code: grpc.status.UNAUTHENTICATED,
+  details: 'a client certificate issued by the controller\'s service CA is required',
+};
 
 /** Creates a server for one service (`name` appears in logs, spans and health). */
 export function createRpcServer(name: string, log: Logger, options: RpcServerOptions = {}): RpcServer {
@@ -55,6 +74,8 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
     'grpc.max_connection_age_grace_ms': 30_000,
   });
   let serving = false;
+  const tls = options.tls === undefined ? processMeshCredentials() : options.tls ?? undefined;
+  const open = new Set(options.openMethods ?? []);
   server.addService(contracts.health().service, {
     Check: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) =>
       cb(null, { status: serving ? 'SERVING' : 'NOT_SERVING' }),
@@ -65,6 +86,10 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
   // labels the metrics, so one process hosting several services keeps them apart.
   const wrap = (method: string, path: string, impl: (req: unknown, ctx: RequestContext) => Promise<unknown>) =>
     (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      if (tls && !open.has(method) && !hasVerifiedPeer(call)) {
+        cb(NO_CLIENT_CERTIFICATE as grpc.ServiceError, null);
+        return;
+      }
       const started = process.hrtime.bigint();
       const grpcService = path.split('/')[1] ?? name;
       const { ctx, otelCtx } = incomingContext(call.metadata);
@@ -107,7 +132,8 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
     },
     async listen(addr) {
       const bind = (a: string) => new Promise<number>((resolve, reject) => {
-        server.bindAsync(a, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(listenError(err, a)) : resolve(port)));
+        const credentials = tls ? tls.serverCredentials(open.size === 0) : grpc.ServerCredentials.createInsecure();
+        server.bindAsync(a, credentials, (err, port) => (err ? reject(listenError(err, a)) : resolve(port)));
       });
       const wanted = bindAddress(addr);
       // A local target's earlier port may have been taken meanwhile: then any port will do.

@@ -45,3 +45,4 @@ export {
   type TestInfra,
 } from './sweep.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export { createServiceInfra, TEST_DATABASE_URL, TEST_NATS_URL, type ServiceInfra } from './service-infra.js';

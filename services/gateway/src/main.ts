@@ -1,5 +1,5 @@
 import { createLogger } from '@edge/logging';
-import { commandOrExit, loadConfigOrExit, openBus, openMetricsEndpoint, runUntilSignal } from '@edge/lifecycle';
+import { commandOrExit, joinServiceMesh, loadConfigOrExit, meshCredentialsFor, openBus, openMetricsEndpoint, runUntilSignal } from '@edge/lifecycle';
 import type { Bus } from '@edge/bus';
 import { startTelemetry } from '@edge/telemetry';
 import { createGateway, type Gateway } from './gateway.js';
@@ -12,15 +12,20 @@ const log = createLogger({ level: config.log.level, name: 'gateway', format: con
 let metrics: Awaited<ReturnType<typeof openMetricsEndpoint>>;
 let bus: Bus | undefined;
 let gateway: Gateway | undefined;
+// Internal mutual TLS: the gateway's gRPC clients present the certificate it obtains from pki.
+const mesh = meshCredentialsFor(config);
+let stopRenewing: (() => void) | undefined;
 await runUntilSignal(
   {
     start: async () => {
       metrics = await openMetricsEndpoint(config, log);
       bus = await openBus(config, log, 'gateway');
+      if (mesh) stopRenewing = await joinServiceMesh(mesh, config, 'gateway', log);
       gateway = createGateway({ config, bus, log });
       await gateway.start();
     },
     stop: async () => {
+      stopRenewing?.();
       await gateway?.stop();
       await bus?.close();
       await metrics?.close();

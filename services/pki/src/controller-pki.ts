@@ -14,6 +14,7 @@ import {
 import { caCerts, serverCertificateIssue, serverTls, type CaCerts, type ControllerChain, type ServerTls } from './domain/controller-chain.js';
 import { decryptKey, encryptKey, KeyDecryptionError } from '@edge/key-encryption';
 import { importPrivateKeyPem } from './domain/keys.js';
+import { createServiceCa } from './domain/service-ca.js';
 import type { SubjectAltNames } from './domain/server-hosts.js';
 import type { PkiStore, StoredCertificate } from './store.js';
 
@@ -27,6 +28,8 @@ export interface ControllerPki {
   caCerts(): Promise<CaCerts>;
   /** What enrollment signs with: the intermediate CA (certificates) and the listener's key (JWTs). */
   enrollmentSigners(): Promise<EnrollmentSigners>;
+  /** The internal service CA (created at first use), which signs the processes' certificates for mutual TLS. */
+  serviceCa(): Promise<Signer>;
 }
 
 /** The keys enrollment signs with, read fresh like the listener's TLS material. */
@@ -100,8 +103,30 @@ export function createControllerPki(opts: ControllerPkiOptions): ControllerPki {
     });
   };
 
+  let serviceCaSigner: Promise<Signer> | undefined;
+  const serviceCa = async (): Promise<Signer> => {
+    const find = async (s: PkiStore) => (await s.listCertificates()).find((c) => c.kind === 'service-ca');
+    const stored = (await find(store)) ?? await store.withLock(opts.lockName, async (tx) => {
+      const there = await find(tx);
+      if (there) return there;
+      const created = seal(await createServiceCa());
+      await tx.insertCertificate(created);
+      log.info({ serialNumber: created.serialNumber, notAfter: created.notAfter }, 'created the internal service CA');
+      return created;
+    });
+    return signer(stored, kek);
+  };
+
   return {
     ensure,
+    serviceCa() {
+      // Created once and never replaced while the process runs; a failed read is tried again.
+      serviceCaSigner ??= serviceCa().catch((err: unknown) => {
+        serviceCaSigner = undefined;
+        throw err;
+      });
+      return serviceCaSigner;
+    },
     async serverTls() {
       return serverTls(await ensure());
     },

@@ -14,7 +14,7 @@ import type { Enrollments } from './enrollments.js';
 import type { Redeem } from './redeem.js';
 
 type Handlers = AsyncHandlers<PkiServiceHandlers>;
-export type EnrollmentHandlers = Omit<Handlers, 'GetServerTls' | 'GetCaCerts' | keyof CaHandlers | 'EnrollWithCaCertificate' | 'CheckIntegrity' | 'GetNetworkJwt' | 'SignEnrollmentChallenge' | 'ExtendClientCertificate' | 'IssueSessionCertificate' | 'ExtendRouterEnrollment' | 'IssueIdentityCertificate'>;
+export type EnrollmentHandlers = Omit<Handlers, 'GetServerTls' | 'GetCaCerts' | keyof CaHandlers | 'EnrollWithCaCertificate' | 'CheckIntegrity' | 'GetNetworkJwt' | 'SignEnrollmentChallenge' | 'ExtendClientCertificate' | 'IssueSessionCertificate' | 'ExtendRouterEnrollment' | 'IssueIdentityCertificate' | 'IssueServiceCertificate'>;
 
 /** The Enrollment message of an enrollment. */
 export function enrollmentToProto(e: Enrollment): pb.Enrollment {

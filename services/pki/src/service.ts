@@ -7,7 +7,7 @@ import { grpcListenAddr, schemaName } from '@edge/config';
 import { createDb, migrate } from '@edge/db';
 import { createServiceEvents, createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type PkiServiceHandlers } from '@edge/proto';
-import { createRpcClient, createRpcServer } from '@edge/rpc';
+import { createRpcClient, createRpcServer, keepRenewed } from '@edge/rpc';
 import { resolveKek } from '@edge/key-encryption';
 import { createCaAutoEnrollment, createCaEnrollmentHandlers } from './ca-enroll.js';
 import { createCaHandlers } from './ca-grpc.js';
@@ -26,6 +26,7 @@ import { createNetworkTrustHandlers } from './network-trust-grpc.js';
 import { createEnrollmentPeers } from './peers.js';
 import { createRedeem } from './redeem.js';
 import { createRouterExtensionHandlers } from './router-certificates.js';
+import { createServiceCertificateHandlers, issueOwnCertificate, JOIN_METHOD } from './service-certificates.js';
 import { createStore, type PkiDb } from './store.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -54,6 +55,13 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
         store, kek, names: requiredServerNames(config.http), lockName: `edge.pki.bootstrap:${schema}`, log,
       });
       await pki.ensure();
+      // Internal mutual TLS: this service issues its own certificate, then others' (join RPC).
+      const { mesh } = ctx;
+      if (mesh) {
+        mesh.update(await issueOwnCertificate(pki));
+        const stopRenewing = keepRenewed(mesh, () => issueOwnCertificate(pki), log);
+        stack.defer(async () => stopRenewing());
+      }
 
       const opts = { deadlineMs: config.grpc.deadlineMs };
       const identity = createRpcClient(contracts.identity(), config.grpc.targets.identity, opts);
@@ -80,7 +88,7 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       const checkIntegrity = createIntegrityCheck(enrollmentStore, peers);
       const redeem = createRedeem({ store: enrollmentStore, pki, peers, cas, log });
 
-      const server = createRpcServer('pki', log);
+      const server = createRpcServer('pki', log, { tls: mesh ?? null, openMethods: [JOIN_METHOD] });
       server.add<PkiServiceHandlers>(contracts.pki(), {
         ...createPkiHandlers(pki, () => cas.trustedPem()),
         ...createCaHandlers(cas),
@@ -89,6 +97,7 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
         ...createClientCertificateHandlers(pki),
         ...createRouterExtensionHandlers(pki, peers),
         ...createEnrollmentHandlers(enrollments, redeem, pki),
+        ...createServiceCertificateHandlers(pki, mesh ? config.grpc.tls.joinToken : undefined, log),
         CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
       });
       stack.defer(() => server.stop(config.shutdownGraceMs));

@@ -7,8 +7,11 @@ import * as x509 from '@peculiar/x509';
 import { exportPrivateKeyPem, generateKeyPair, nodeCrypto, randomSerialNumber, SIGNING_ALGORITHM } from './keys.js';
 import type { SubjectAltNames } from './server-hosts.js';
 
-/** The three certificates the controller owns, by their stored kind. */
-export type CertificateKind = 'root-ca' | 'intermediate-ca' | 'server';
+/**
+ * The certificates the controller owns, by their stored kind: its chain (root, intermediate,
+ * HTTPS server) and the internal service CA (domain/service-ca.ts).
+ */
+export type CertificateKind = 'root-ca' | 'intermediate-ca' | 'server' | 'service-ca';
 
 /** A certificate with its private key, both PEM; the key is PKCS#8 and never leaves unencrypted except over gRPC. */
 export interface IssuedCertificate {
@@ -47,23 +50,28 @@ export const SUBJECTS = {
 
 /** Creates the self-signed root CA (CA, keyCertSign + cRLSign, subject key id). */
 export async function createRootCa(now = new Date()): Promise<IssuedCertificate> {
+  return createSelfSignedCa({ kind: 'root-ca', subject: SUBJECTS.rootCa }, now);
+}
+
+/** A self-signed CA of `kind`; `pathLength` 0 makes it sign leaves only. */
+export async function createSelfSignedCa(ca: { kind: CertificateKind; subject: string; pathLength?: number }, now = new Date()): Promise<IssuedCertificate> {
   const crypto = nodeCrypto();
   const keys = await generateKeyPair();
   const { notBefore, notAfter } = validity(now, LIFETIMES.rootCa);
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerialNumber(),
-    name: SUBJECTS.rootCa,
+    name: ca.subject,
     notBefore,
     notAfter,
     signingAlgorithm: SIGNING_ALGORITHM,
     keys,
     extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.BasicConstraintsExtension(true, ca.pathLength, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
     ],
   }, crypto);
-  return issued('root-ca', cert, await exportPrivateKeyPem(keys.privateKey), []);
+  return issued(ca.kind, cert, await exportPrivateKeyPem(keys.privateKey), []);
 }
 
 /** Creates the intermediate signing CA under `root` (CA with pathLen 0: it signs only leaves). */
@@ -128,7 +136,8 @@ export function expiresWithin(notAfter: Date, withinMs: number, now = new Date()
   return notAfter.getTime() - now.getTime() <= withinMs;
 }
 
-function validity(now: Date, lifetimeMs: number, issuerNotAfter?: Date): { notBefore: Date; notAfter: Date } {
+/** notBefore backdated for clock skew; notAfter after `lifetimeMs`, never past the issuer's. */
+export function validity(now: Date, lifetimeMs: number, issuerNotAfter?: Date): { notBefore: Date; notAfter: Date } {
   const notAfter = new Date(now.getTime() + lifetimeMs);
   return {
     notBefore: new Date(now.getTime() - BACKDATE_MS),

@@ -1,0 +1,151 @@
+/**
+ * The identity service through its gRPC interface: writes and their events (recorded with the
+ * change, relayed after the commit), validation that changes nothing, enrollments made with an
+ * identity or not at all, role matching, and the consumers that follow the policy service.
+ */
+import type { BusMessage } from '@edge/bus';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createHarness, type Harness } from './harness.js';
+
+let h: Harness;
+const got: BusMessage<Record<string, unknown>>[] = [];
+beforeAll(async () => {
+  h = await createHarness();
+  await h.bus.consume<Record<string, unknown>>('test', 'edge.identity.>', async (m) => { got.push(m); });
+});
+afterAll(async () => h?.close());
+
+const fields = (name: string, more: Record<string, unknown> = {}) => ({
+  name, typeId: 'Device', isAdmin: false, roleAttributes: [] as string[], tagsJson: '{}', appDataJson: '{}', defaultHostingCost: 0,
+  defaultHostingPrecedence: 'default', serviceHostingCosts: {}, serviceHostingPrecedences: {}, authPolicyId: 'default', permissions: [] as string[], ...more,
+});
+const create = async (name: string, more: Record<string, unknown> = {}) => (await h.client.createIdentity({ fields: fields(name, more) })).id;
+const eventsOf = (subject: string, id: string) => got.filter((m) => m.subject === subject && m.data.id === id);
+const outboxRows = async () => (await h.db.selectFrom('outbox').select('id').execute()).length;
+const stored = async (name: string) => (await h.db.selectFrom('identities').select('id').where('name', '=', name).execute()).length;
+const query = (filter: string, more: Record<string, unknown> = {}) => ({ limit: 100, offset: 0, filter, sort: 'name', roleFilter: [] as string[], roleSemantic: '', ...more });
+
+describe('identity writes', () => {
+  it('store an identity and announce it once, with what other services need of it', async () => {
+    const id = await create('w-alice', { roleAttributes: ['sales', 'emea'] });
+    const got1 = await h.client.getIdentity({ id });
+    // Device is a legacy type name, stored as Default as OpenZiti does.
+    expect(got1).toMatchObject({ id, name: 'w-alice', typeId: 'Default', roleAttributes: ['sales', 'emea'], disabled: false });
+    await vi.waitFor(() => expect(eventsOf('edge.identity.identity.created', id)).toHaveLength(1));
+    expect(eventsOf('edge.identity.identity.created', id)[0]!.data).toMatchObject({ id, name: 'w-alice', isAdmin: false, roleAttributes: ['sales', 'emea'] });
+    await vi.waitFor(async () => expect(await outboxRows()).toBe(0));
+  });
+
+  it('change only the fields of the update mask, and announce the new role attributes', async () => {
+    const id = await create('w-bob', { roleAttributes: ['a'], tagsJson: '{"keep":1}' });
+    await h.client.updateIdentity({ id, fields: fields('ignored-name', { roleAttributes: ['b'] }), updateMask: ['roleAttributes'] });
+    const now = await h.client.getIdentity({ id });
+    expect(now.name).toBe('w-bob');
+    expect(now.roleAttributes).toEqual(['b']);
+    expect(JSON.parse(now.tagsJson)).toEqual({ keep: 1 });
+    await vi.waitFor(() => expect(eventsOf('edge.identity.identity.updated', id)).toHaveLength(1));
+    expect(eventsOf('edge.identity.identity.updated', id)[0]!.data.roleAttributes).toEqual(['b']);
+  });
+
+  it('refuse an auth policy the auth service does not know, storing and announcing nothing', async () => {
+    await vi.waitFor(async () => expect(await outboxRows()).toBe(0));
+    const before = got.length;
+    await expect(create('w-nopolicy', { authPolicyId: 'no-such-policy' })).rejects.toMatchObject({ code: 'REFERENCED_ENTITY_NOT_FOUND' });
+    expect(await stored('w-nopolicy')).toBe(0);
+    expect(await outboxRows()).toBe(0);
+    h.world.authPolicies.add('strict');
+    const id = await create('w-strict', { authPolicyId: 'strict' });
+    expect((await h.client.getIdentity({ id })).authPolicyId).toBe('strict');
+    await vi.waitFor(() => expect(got.length).toBe(before + 1));
+  });
+
+  it('refuse a second identity of the same name with the field at fault', async () => {
+    await create('w-twin');
+    await expect(create('w-twin')).rejects.toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'name' } });
+    expect(await stored('w-twin')).toBe(1);
+  });
+
+  it('never delete the default admin, and delete others with an event', async () => {
+    const admin = await h.client.ensureDefaultAdmin({ name: 'w-admin' });
+    expect((await h.client.ensureDefaultAdmin({ name: 'another' })).id).toBe(admin.id);
+    await expect(h.client.deleteIdentity({ id: admin.id })).rejects.toMatchObject({ code: 'ENTITY_CAN_NOT_BE_DELETED' });
+    const id = await create('w-gone');
+    await h.client.deleteIdentity({ id });
+    await expect(h.client.getIdentity({ id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await vi.waitFor(() => expect(eventsOf('edge.identity.identity.deleted', id)).toHaveLength(1));
+  });
+
+  it('announce a disable durably (its API sessions must end) and lift it again', async () => {
+    const id = await create('w-disabled');
+    await h.client.disableIdentity({ id, durationMinutes: 0 });
+    expect((await h.client.getIdentity({ id })).disabled).toBe(true);
+    await vi.waitFor(() => expect(eventsOf('edge.identity.identity.disabled', id)).toHaveLength(1));
+    await h.client.enableIdentity({ id });
+    expect((await h.client.getIdentity({ id })).disabled).toBe(false);
+  });
+});
+
+describe('enrollments made with an identity', () => {
+  it('ask the pki service for each enrollment the create names', async () => {
+    const id = (await h.client.createIdentity({ fields: fields('e-both'), enrollment: { ott: true, updb: 'e-both-user' } })).id;
+    expect(h.world.enrollments.filter((e) => e.identityId === id).map((e) => e.method).sort()).toEqual(['ott', 'updb']);
+  });
+
+  it('leave no identity behind when the pki service refuses one, naming the field the caller sent', async () => {
+    const err = await h.client.createIdentity({ fields: fields('e-refused'), enrollment: { ottca: 'unknown-ca' } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'enrollment.ottca' } });
+    expect(await stored('e-refused')).toBe(0);
+    // Whoever saw it created also sees it go.
+    await vi.waitFor(() => {
+      const created = got.find((m) => m.subject === 'edge.identity.identity.created' && m.data.name === 'e-refused');
+      expect(created).toBeDefined();
+      expect(eventsOf('edge.identity.identity.deleted', created!.data.id as string)).toHaveLength(1);
+    });
+  });
+});
+
+describe('finding identities', () => {
+  beforeAll(async () => {
+    await create('f-1', { roleAttributes: ['red', 'round'] });
+    await create('f-2', { roleAttributes: ['red'] });
+    await create('f-3', { roleAttributes: ['round'], isAdmin: true });
+  });
+
+  it('filter and sort as OpenZiti filters do', async () => {
+    const page = await h.client.listIdentities({ query: query('name contains "f-" and anyOf(roleAttributes) = "red"') });
+    expect(page.identities.map((i) => i.name)).toEqual(['f-1', 'f-2']);
+    expect(Number(page.meta!.totalCount)).toBe(2);
+    const admins = await h.client.listIdentities({ query: query('name contains "f-" and isAdmin = true') });
+    expect(admins.identities.map((i) => i.name)).toEqual(['f-3']);
+  });
+
+  it('refuse a filter on an unknown field with the field named', async () => {
+    await expect(h.client.listIdentities({ query: query('nosuchfield = 1') })).rejects.toMatchObject({ code: 'INVALID_FILTER' });
+  });
+
+  it('match role lists under both semantics and by id', async () => {
+    const byName = new Map((await h.client.listIdentities({ query: query('name contains "f-"') })).identities.map((i) => [i.name, i.id]));
+    const names = async (roles: string[], semantic: string) => {
+      const { ids } = await h.client.matchIdentities({ roles, semantic });
+      return [...byName].filter(([, id]) => ids.includes(id)).map(([n]) => n).sort();
+    };
+    expect(await names(['#red', '#round'], 'AllOf')).toEqual(['f-1']);
+    expect(await names(['#red', '#round'], 'AnyOf')).toEqual(['f-1', 'f-2', 'f-3']);
+    expect(await names([`@${byName.get('f-3')}`], 'AnyOf')).toEqual(['f-3']);
+  });
+});
+
+describe('service configs of an identity', () => {
+  it('are dropped when the policy service announces their service deleted', async () => {
+    const id = await create('c-holder');
+    await h.client.assignServiceConfigs({ identityId: id, configs: [
+      { serviceId: 'svc-kept', configId: 'cfg-1', configTypeId: 'type-1' },
+      { serviceId: 'svc-gone', configId: 'cfg-2', configTypeId: 'type-1' },
+    ] });
+    await h.bus.publish('edge.policy.service.deleted', { id: 'svc-gone' });
+    await vi.waitFor(async () => {
+      const { configs } = await h.client.listServiceConfigs({ identityId: id, configs: [] });
+      expect(configs.map((c) => c.serviceId)).toEqual(['svc-kept']);
+    });
+  });
+});
