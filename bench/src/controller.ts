@@ -31,7 +31,7 @@ export const METRICS_PORT_SPAN = 1 + CLUSTER_PORT_SPAN;
  * The environment every run uses: its prefix, its ports (metrics included), and limits that would otherwise
  * throttle the load.
  */
-export function controllerEnv(t: Target, port: number, clusterBasePort: number, dataDir: string, metricsBasePort: number): Record<string, string> {
+export function controllerEnv(t: Target, port: number, clusterBasePort: number, dataDir: string, metricsBasePort?: number): Record<string, string> {
   return {
     EDGE_HTTP_ADDR: `127.0.0.1:${port}`,
     EDGE_DATABASE_URL: t.databaseUrl,
@@ -44,7 +44,7 @@ export function controllerEnv(t: Target, port: number, clusterBasePort: number, 
     EDGE_KEY_ENCRYPTION_KEY: `${t.prefix}-key-encryption-secret`,
     EDGE_CLUSTER_BASE_PORT: String(clusterBasePort),
     // Read before and after each scenario: gRPC calls and SQL statements per request.
-    EDGE_METRICS_ADDR: `127.0.0.1:${metricsBasePort}`,
+    ...(metricsBasePort === undefined ? {} : { EDGE_METRICS_ADDR: `127.0.0.1:${metricsBasePort}` }),
     EDGE_AUTH_RATE_LIMIT_PER_IP: '1000000',
     EDGE_AUTH_RATE_LIMIT_PER_USERNAME: '1000000',
     EDGE_AUTH_MAX_CONCURRENT: '1000',
