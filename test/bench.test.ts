@@ -1,7 +1,8 @@
 /**
  * A smoke run of `npm run bench -- --scale small` for a few seconds per scenario, to keep the
  * benchmark working: it must finish, report every scenario with its ratio to the baseline and
- * see no failed request. The figures themselves are not judged here.
+ * see no failed request, with the gRPC calls and SQL statements per request and the raw scrypt
+ * rate. The figures themselves are not judged here.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -38,12 +39,22 @@ it('runs every scenario at small scale and writes the result', async () => {
       expect(s.ratio, s.name).toBeGreaterThan(0);
       expect(s.ratio, s.name).toBeCloseTo(s.requestsPerSecond / result.baseline.requestsPerSecond, 2);
       expect(s.requests, s.name).toBeGreaterThan(0);
+      // Every request reaches a service and its database, and the counts say how often.
+      expect(s.counts?.grpcCallsPerRequest, s.name).toBeGreaterThan(0);
+      expect(s.counts?.sqlStatementsPerRequest, s.name).toBeGreaterThan(0);
+      expect(Object.keys(s.counts.grpcCallsByMethod).length, s.name).toBeGreaterThan(0);
     }
+    expect(result.baseline.counts).toBeUndefined();
+    // The raw scrypt rate of the same run, and the login scenario as a share of it.
+    expect(result.scrypt).toMatchObject({ name: 'scrypt', valid: true });
+    expect(result.scrypt.requestsPerSecond).toBeGreaterThan(0);
+    const login = result.scenarios.find((s: { name: string }) => s.name === 'authenticate');
+    expect(result.authenticateToScrypt).toBeCloseTo(login.requestsPerSecond / result.scrypt.requestsPerSecond, 2);
     expect(result.policyPropagation).toMatchObject({ rounds: 2, errors: 0, valid: true });
     expect(result.policyPropagation.samplesMs).toHaveLength(2);
     expect(code, output).toBe(0);
     // The table names every scenario.
-    for (const name of ['baseline', 'authenticate', 'client-services', 'policy change']) expect(output).toContain(name);
+    for (const name of ['baseline', 'authenticate', 'client-services', 'scrypt', 'grpc/req', 'sql/req', 'of the raw scrypt rate', 'policy change']) expect(output).toContain(name);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -24,12 +24,14 @@ export interface Target {
 
 /** gRPC ports of the local cluster: base … base+49 (ten per service). */
 export const CLUSTER_PORT_SPAN = 50;
+/** /metrics ports of the local cluster: the gateway's, then ten per service (deploy/launcher/src/cluster.ts). */
+export const METRICS_PORT_SPAN = 1 + CLUSTER_PORT_SPAN;
 
 /**
- * The environment every run uses: its prefix, its ports, and limits that would otherwise
+ * The environment every run uses: its prefix, its ports (metrics included), and limits that would otherwise
  * throttle the load.
  */
-export function controllerEnv(t: Target, port: number, clusterBasePort: number, dataDir: string): Record<string, string> {
+export function controllerEnv(t: Target, port: number, clusterBasePort: number, dataDir: string, metricsBasePort?: number): Record<string, string> {
   return {
     EDGE_HTTP_ADDR: `127.0.0.1:${port}`,
     EDGE_DATABASE_URL: t.databaseUrl,
@@ -41,6 +43,8 @@ export function controllerEnv(t: Target, port: number, clusterBasePort: number, 
     EDGE_ADMIN_PASSWORD: ADMIN.password,
     EDGE_KEY_ENCRYPTION_KEY: `${t.prefix}-key-encryption-secret`,
     EDGE_CLUSTER_BASE_PORT: String(clusterBasePort),
+    // Read before and after each scenario: gRPC calls and SQL statements per request.
+    ...(metricsBasePort === undefined ? {} : { EDGE_METRICS_ADDR: `127.0.0.1:${metricsBasePort}` }),
     EDGE_AUTH_RATE_LIMIT_PER_IP: '1000000',
     EDGE_AUTH_RATE_LIMIT_PER_USERNAME: '1000000',
     EDGE_AUTH_MAX_CONCURRENT: '1000',

@@ -1,6 +1,6 @@
 /**
- * One load run: autocannon against a base URL for a fixed time and concurrency, each request
- * built fresh (random identity, service, filter) by `next`.
+ * One load run: autocannon against a base URL for a fixed time (or a fixed number of requests)
+ * and concurrency, each request built fresh (random identity, service, filter) by `next`.
  */
 import autocannon from 'autocannon';
 
@@ -23,11 +23,15 @@ export interface LoadResult {
   statusCodes: Record<string, number>;
 }
 
-export async function runLoad(baseUrl: string, next: () => Request, opts: { connections: number; seconds: number }): Promise<LoadResult> {
+/**
+ * Runs for `seconds` (requests still open then are abandoned), or until `amount` requests are
+ * answered (none is abandoned: what the controller did for them is theirs alone).
+ */
+export async function runLoad(baseUrl: string, next: () => Request, opts: { connections: number } & ({ seconds: number } | { amount: number })): Promise<LoadResult> {
   const instance = autocannon({
     url: baseUrl,
     connections: opts.connections,
-    duration: opts.seconds,
+    ...('amount' in opts ? { amount: opts.amount } : { duration: opts.seconds }),
     timeout: 30,
     requests: [{
       setupRequest: (req) => {

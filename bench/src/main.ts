@@ -14,12 +14,14 @@ import { loadConfig } from '@edge/config';
 import { importDataset } from '@edge/launcher';
 import { createLogger } from '@edge/logging';
 import { freePort, freePortBlock } from '@edge/testing';
-import { cleanup, CLUSTER_PORT_SPAN, controllerEnv, scratchDir, startController, type Target } from './controller.js';
+import { cleanup, CLUSTER_PORT_SPAN, METRICS_PORT_SPAN, controllerEnv, scratchDir, startController, type Target } from './controller.js';
+import { countPerRequest, metricsEndpoints } from './counts.js';
 import { buildNetwork, SCALES } from './dataset.js';
 import { runLoad, type Request } from './load.js';
 import { measure } from './processes.js';
 import { compare, table, write, type BenchResult, type ScenarioResult } from './report.js';
 import { logInEveryone, policyPropagation, scenarios } from './scenarios.js';
+import { measureScrypt } from './scrypt.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -60,19 +62,29 @@ async function startBaseline(schema: string): Promise<{ url: string; pid: number
   return { url: `https://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
-/** Warms up, then measures one scenario and the process tree serving it. */
-async function run(name: string, description: string, url: string, pid: number, next: () => Request): Promise<ScenarioResult> {
+/**
+ * Warms up, then measures one scenario and the process tree serving it; with `metrics` (the
+ * controller's endpoints), then counts the gRPC calls and SQL statements per request over about
+ * a second's worth of further requests (counts.ts).
+ */
+async function run(name: string, description: string, url: string, pid: number, next: () => Request, metrics?: string[]): Promise<ScenarioResult> {
   await runLoad(url, next, { connections, seconds: warmup });
   const { result, cpuPercent, peakRssMb } = await measure(pid, () => runLoad(url, next, { connections, seconds }));
+  const amount = Math.max(2 * connections, Math.round(result.requestsPerSecond));
+  const counts = metrics && await countPerRequest(metrics, () => runLoad(url, next, { connections, amount }));
   // The ratio is set once the baseline's second measurement is in.
-  const s = { name, description, ...result, ratio: 1, valid: result.errors === 0 && result.non2xx === 0 && result.requests > 0, cpuPercent, peakRssMb };
-  say(`  ${name}: ${s.requestsPerSecond} req/s${s.valid ? '' : ` INVALID (errors ${s.errors}, non-2xx ${s.non2xx}: ${JSON.stringify(s.statusCodes)})`}`);
+  const s = { name, description, ...result, ratio: 1, valid: result.errors === 0 && result.non2xx === 0 && result.requests > 0, cpuPercent, peakRssMb, ...(counts ? { counts } : {}) };
+  const perReq = counts ? ` (${counts.grpcCallsPerRequest} gRPC calls, ${counts.sqlStatementsPerRequest} SQL statements per request)` : '';
+  say(`  ${name}: ${s.requestsPerSecond} req/s${perReq}${s.valid ? '' : ` INVALID (errors ${s.errors}, non-2xx ${s.non2xx}: ${JSON.stringify(s.statusCodes)})`}`);
   return s;
 }
 
 const log = createLogger({ level: 'warn', name: 'bench' });
 const dir = scratchDir();
-const env = controllerEnv(target, await freePort(), await freePortBlock(CLUSTER_PORT_SPAN), dir.path);
+// One block: the cluster's gRPC ports, then its /metrics ports.
+const portBlock = await freePortBlock(CLUSTER_PORT_SPAN + METRICS_PORT_SPAN);
+const env = controllerEnv(target, await freePort(), portBlock, dir.path, portBlock + CLUSTER_PORT_SPAN);
+const metrics = metricsEndpoints(mode, env.EDGE_METRICS_ADDR!, { ...process.env, ...env });
 const network = buildNetwork(scale);
 let controller: Awaited<ReturnType<typeof startController>> | undefined;
 let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
@@ -93,14 +105,20 @@ try {
   const results: ScenarioResult[] = [];
   const wanted = args.only ? new Set(args.only.split(',').map((n) => n.trim())) : undefined;
   const all = scenarios(network, admin, clients);
-  const unknown = [...(wanted ?? [])].filter((n) => n !== 'policy-propagation' && !all.some((s) => s.name === n));
+  const unknown = [...(wanted ?? [])].filter((n) => n !== 'policy-propagation' && n !== 'scrypt' && !all.some((s) => s.name === n));
   if (unknown.length) throw new Error(`--only: no scenario ${unknown.join(', ')} (there are ${all.map((s) => s.name).join(', ')})`);
-  for (const s of all.filter((x) => !wanted || wanted.has(x.name))) results.push(await run(s.name, s.description, controller.url, controller.pid, s.next));
+  for (const s of all.filter((x) => !wanted || wanted.has(x.name))) results.push(await run(s.name, s.description, controller.url, controller.pid, s.next, metrics));
   // Measured again after the scenarios: the first run can share the machine with work the
   // fresh import set off (autovacuum, planner statistics). Ratios use the better of the two.
   const baselineAfter = await measureBaseline();
   const baseResult = baselineAfter.requestsPerSecond > baselineBefore.requestsPerSecond ? baselineAfter : baselineBefore;
   for (const s of results) s.ratio = baseResult.requestsPerSecond > 0 ? Math.round((s.requestsPerSecond / baseResult.requestsPerSecond) * 1000) / 1000 : 0;
+  // As many verifications in flight as the auth service would run for the login scenario's connections.
+  const scrypt = !wanted || wanted.has('authenticate') || wanted.has('scrypt')
+    ? await measureScrypt(env, Math.min(connections, Number(env.EDGE_AUTH_MAX_CONCURRENT)), warmup, seconds)
+    : undefined;
+  if (scrypt) say(`  scrypt: ${scrypt.requestsPerSecond} verifications/s`);
+  const login = results.find((s) => s.name === 'authenticate');
   const propagation = wanted && !wanted.has('policy-propagation')
     ? { p50Ms: 0, maxMs: 0, rounds: 0, errors: 0, samplesMs: [] }
     : await policyPropagation(controller.url, network, admin, clients[0]!, rounds);
@@ -110,6 +128,8 @@ try {
     machine: { cpus: cpus().length, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
     dataset: { ...Object.fromEntries(Object.entries(ids).map(([k, v]) => [k, v.length])), importSeconds },
     baseline: baseResult, baselineRuns: [baselineBefore.requestsPerSecond, baselineAfter.requestsPerSecond], scenarios: results, policyPropagation: { ...propagation, valid: propagation.errors === 0 },
+    ...(scrypt ? { scrypt } : {}),
+    ...(scrypt && login && scrypt.requestsPerSecond > 0 ? { authenticateToScrypt: Math.round((login.requestsPerSecond / scrypt.requestsPerSecond) * 1000) / 1000 } : {}),
   };
   say('');
   say(table(result));

@@ -4,6 +4,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { PerRequest } from './counts.js';
 import type { LoadResult } from './load.js';
 import type { PropagationResult } from './scenarios.js';
 
@@ -16,6 +17,11 @@ export interface ScenarioResult extends LoadResult {
   valid: boolean;
   cpuPercent: number;
   peakRssMb: number;
+  /**
+   * gRPC calls and SQL statements per request, over every controller process (absent for the
+   * baseline and the scrypt rate, which are not the controller).
+   */
+  counts?: PerRequest;
 }
 
 export interface BenchResult {
@@ -31,19 +37,28 @@ export interface BenchResult {
   policyPropagation: PropagationResult & { valid: boolean };
   /** The baseline's req/s measured before and after the scenarios; `baseline` is the better. */
   baselineRuns?: number[];
+  /** The raw scrypt rate of the machine, measured in the same run (absent when not measured). */
+  scrypt?: ScenarioResult;
+  /** The `authenticate` scenario's req/s as a share of `scrypt`'s. */
+  authenticateToScrypt?: number;
 }
 
 const col = (s: string | number, w: number) => String(s).padStart(w);
 
 export function table(r: BenchResult): string {
-  const head = `${'scenario'.padEnd(24)}${col('req/s', 10)}${col('ratio', 8)}${col('p50 ms', 9)}${col('p99 ms', 9)}${col('errors', 8)}${col('cpu %', 7)}${col('rss MB', 8)}  valid`;
-  const row = (s: ScenarioResult) => `${s.name.padEnd(24)}${col(s.requestsPerSecond, 10)}${col(s.ratio.toFixed(3), 8)}${col(s.latencyP50Ms, 9)}${col(s.latencyP99Ms, 9)}`
-    + `${col(s.errors + s.non2xx, 8)}${col(s.cpuPercent, 7)}${col(s.peakRssMb, 8)}  ${s.valid ? 'yes' : 'NO'}`;
+  const head = `${'scenario'.padEnd(24)}${col('req/s', 10)}${col('ratio', 8)}${col('p50 ms', 9)}${col('p99 ms', 9)}${col('errors', 8)}${col('cpu %', 7)}${col('rss MB', 8)}`
+    + `${col('grpc/req', 10)}${col('sql/req', 9)}  valid`;
+  const row = (s: ScenarioResult, ratio = s.ratio.toFixed(3)) => `${s.name.padEnd(24)}${col(s.requestsPerSecond, 10)}${col(ratio, 8)}${col(s.latencyP50Ms, 9)}${col(s.latencyP99Ms, 9)}`
+    + `${col(s.errors + s.non2xx, 8)}${col(s.cpuPercent, 7)}${col(s.peakRssMb, 8)}`
+    + `${col(s.counts?.grpcCallsPerRequest ?? '-', 10)}${col(s.counts?.sqlStatementsPerRequest ?? '-', 9)}  ${s.valid ? 'yes' : 'NO'}`;
   const p = r.policyPropagation;
   return [
     `edge controller benchmark: ${r.mode}, scale ${r.scale}, ${r.seconds}s per scenario, ${r.connections} connections, ${r.machine.cpus} cpus`,
     `dataset: ${Object.entries(r.dataset).filter(([k]) => k !== 'importSeconds').map(([k, v]) => `${v} ${k}`).join(', ')} (imported in ${r.dataset.importSeconds}s)`,
-    head, row(r.baseline), ...r.scenarios.map(row),
+    head, row(r.baseline), ...r.scenarios.map((s) => row(s)), ...(r.scrypt ? [row(r.scrypt, '-')] : []),
+    ...(r.authenticateToScrypt !== undefined
+      ? [`authenticate: ${(r.authenticateToScrypt * 100).toFixed(1)}% of the raw scrypt rate (${r.scrypt!.requestsPerSecond} verifications/s)`]
+      : []),
     ...(r.baselineRuns ? [`baseline measured before and after the scenarios: ${r.baselineRuns.join(' and ')} req/s; ratios use the higher`] : []),
     p.rounds === 0
       ? 'policy change → client service list: not measured (--only)'
@@ -69,7 +84,10 @@ export function compare(now: BenchResult, file: string): string {
       lines.push(`  ${s.name.padEnd(22)} new`);
       continue;
     }
-    lines.push(`  ${s.name.padEnd(22)} ratio ${b.ratio.toFixed(3)} → ${s.ratio.toFixed(3)} (${pct(s.ratio, b.ratio)}), p99 ${b.latencyP99Ms} → ${s.latencyP99Ms} ms`);
+    const counts = b.counts && s.counts
+      ? `, grpc/req ${b.counts.grpcCallsPerRequest} → ${s.counts.grpcCallsPerRequest}, sql/req ${b.counts.sqlStatementsPerRequest} → ${s.counts.sqlStatementsPerRequest}`
+      : '';
+    lines.push(`  ${s.name.padEnd(22)} ratio ${b.ratio.toFixed(3)} → ${s.ratio.toFixed(3)} (${pct(s.ratio, b.ratio)}), p99 ${b.latencyP99Ms} → ${s.latencyP99Ms} ms${counts}`);
   }
   const p = before.policyPropagation;
   if (p?.rounds && now.policyPropagation.rounds) lines.push(`  ${'policy-propagation'.padEnd(22)} p50 ${p.p50Ms} → ${now.policyPropagation.p50Ms} ms (${pct(now.policyPropagation.p50Ms, p.p50Ms)})`);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { IDENTITY_FIELDS } from '@edge/identity';
+import { processMetrics } from '@edge/metrics';
 import { evaluate, parseFilter, sortRecords, type FilterRecord } from '@edge/zitiql';
 import { startTestController, type TestController } from '../support/controller.js';
 
@@ -168,6 +169,22 @@ describe('identity list paging', () => {
       expect(r.body.data).toEqual([]);
       expect(r.body.meta.pagination).toEqual({ limit: 10, offset, totalCount: COUNT + 1 });
     }
+  });
+
+  it('asks nothing more for an empty page than the page itself', async () => {
+    const calls = async () => {
+      const metric = await processMetrics().registry.getSingleMetric('edge_grpc_client_calls_total')!.get();
+      const of = (method: string) => metric.values.filter((v) => v.labels.grpc_method === method).reduce((n, v) => n + v.value, 0);
+      return { list: of('ListIdentities'), summaries: of('GetIdentityAuthSummaries'), enrollments: of('GetEnrollmentsOf') };
+    };
+    const before = await calls();
+    const empty = await list(`filter=${encodeURIComponent('name = "no such identity"')}`);
+    expect(empty.body.data).toEqual([]);
+    const afterEmpty = await calls();
+    expect(afterEmpty).toEqual({ ...before, list: before.list + 1 });
+    // A page with identities still comes with their authenticators and enrollments.
+    expect((await list('limit=2')).body.data).toHaveLength(2);
+    expect(await calls()).toEqual({ list: before.list + 2, summaries: before.summaries + 1, enrollments: before.enrollments + 1 });
   });
 
   it('uses 10 by default, clamps to 500, and lets skip/limit in the filter override the parameters', async () => {

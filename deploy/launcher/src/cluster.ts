@@ -71,7 +71,7 @@ export function startCluster(opts: ClusterOptions) {
 }
 
 /** Each process's own /metrics address, derived from the first one (see ClusterOptions.metricsAddr). */
-function metricsAddrs(first: string | undefined, ports: Record<ServiceName, number[]>): Map<string, string> {
+export function metricsAddrs(first: string | undefined, ports: Record<ServiceName, number[]>): Map<string, string> {
   const out = new Map<string, string>();
   if (!first) return out;
   const i = first.lastIndexOf(':');

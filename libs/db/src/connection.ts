@@ -12,6 +12,7 @@ import { createMutex } from './mutex.js';
 import { processMetrics } from '@edge/metrics';
 import { createPgliteDialect } from './pglite-dialect.js';
 import { asDatabaseError } from './errors.js';
+import { countStatement } from './statements.js';
 
 /** An open database; create per-service query builders with `createDb`. */
 export interface DbConnection {
@@ -114,6 +115,8 @@ async function connectClient(pool: pg.Pool, log?: Logger): Promise<PostgresPoolC
   const onError = (err: Error) => log?.warn({ err }, 'postgres connection lost while in use');
   client.on('error', onError);
   const query = (...args: unknown[]): unknown => {
+    const [first] = args;
+    countStatement(typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text ?? '');
     const r = (client.query as (...a: unknown[]) => unknown).apply(client, args);
     return r instanceof Promise ? r.catch((err: unknown) => { throw asDatabaseError(err); }) : r;
   };

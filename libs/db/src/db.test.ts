@@ -5,9 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Generated } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createDb, dropSchema, isForeignKeyViolation, isUniqueViolation, migrate, openConnection,
+  createDb, dropSchema, isForeignKeyViolation, isUniqueViolation, migrate, openConnection, precompiled,
   quoteSchemaName, type DbConnection,
 } from './index.js';
+import { processMetrics } from '@edge/metrics';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -102,6 +103,37 @@ describe.each(backends)('on %s', (kind, open) => {
     });
     const tags = await db.selectFrom('tags').select('tag').where('item_id', '=', 'c1').execute();
     expect(tags).toEqual([{ tag: 'a' }]);
+  });
+
+  it('counts every statement it sends in the process metrics, transaction control included', async () => {
+    const count = async (operation: string) => {
+      const metric = await processMetrics().registry.getSingleMetric('edge_db_statements_total')?.get();
+      return metric?.values.find((v) => v.labels.operation === operation)?.value ?? 0;
+    };
+    const before = { select: await count('select'), insert: await count('insert'), begin: await count('begin'), commit: await count('commit') };
+    const db = createDb<TestDb>(conn, schema);
+    await db.selectFrom('items').select('id').execute();
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ id: 'n1', name: 'counted' }).execute();
+      await trx.selectFrom('items').select('id').where('id', '=', 'n1').execute();
+    });
+    expect(await count('select')).toBe(before.select + 2);
+    expect(await count('insert')).toBe(before.insert + 1);
+    expect(await count('begin')).toBe(before.begin + 1);
+    expect(await count('commit')).toBe(before.commit + 1);
+  });
+
+  it('runs a precompiled query with new arguments each time, in its schema and in a transaction', async () => {
+    const db = createDb<TestDb>(conn, schema);
+    await db.insertInto('items').values([{ id: 'pc1', name: 'first', size: 1 }, { id: 'pc2', name: 'second', size: 2 }]).execute();
+    const byIdAndSize = precompiled(2, (id: string, size: number) => db.selectFrom('items').select(['id', 'name']).where('id', '=', id).where('size', '=', size).where('name', '!=', 'never'));
+    expect(await byIdAndSize(db, 'pc1', 1)).toEqual([{ id: 'pc1', name: 'first' }]);
+    expect(await byIdAndSize(db, 'pc2', 2)).toEqual([{ id: 'pc2', name: 'second' }]);
+    expect(await byIdAndSize(db, 'pc2', 1)).toEqual([]);
+    expect(await db.transaction().execute((trx) => byIdAndSize(trx, 'pc1', 1))).toEqual([{ id: 'pc1', name: 'first' }]);
+    // An argument that shapes the SQL instead of being bound cannot be reused.
+    const shaped = precompiled(1, (column: string) => db.selectFrom('items').select(sql.ref(column).as('x')));
+    await expect(shaped(db, 'name')).rejects.toThrow(/one bound parameter/);
   });
 
   it('rolls back a transaction whose callback throws', async () => {

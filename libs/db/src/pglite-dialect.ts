@@ -24,6 +24,7 @@ import {
 } from 'kysely';
 import type { Logger } from '@edge/logging';
 import type { Mutex } from './mutex.js';
+import { countStatement } from './statements.js';
 import { asDatabaseError } from './errors.js';
 
 /** How the dialect shares the session. */
@@ -57,6 +58,7 @@ class PgliteConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.#takenBack) throw this.#takenBackError();
     clearTimeout(this.#idle);
+    countStatement(query.sql);
     try {
       // Like pg: without parameters use the simple protocol, so multi-statement scripts
       // (migrations) run; with parameters use the extended protocol.

@@ -2,7 +2,9 @@
  * A span per SQL statement, child of whatever span is active when the query runs (a gRPC
  * handler's, usually), so one trace shows the statements a request caused. Built from kysely's
  * log hook, which reports errors as well as successes; the span covers the measured duration.
- * Only the parameterised SQL text is recorded, never the bound values.
+ * Only the parameterised SQL text is recorded, never the bound values. A statement run outside
+ * a recorded span (no exporter configured, a trace not sampled, background work) makes no span:
+ * nothing would keep it, and the hook runs on every query.
  */
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { LogEvent } from 'kysely';
@@ -12,6 +14,7 @@ const tracer = trace.getTracer('edge.db');
 /** A kysely `log` function recording each query as a span in `schema`. */
 export function traceQueries(schema: string): (event: LogEvent) => void {
   return (event) => {
+    if (!trace.getActiveSpan()?.isRecording()) return;
     const end = Date.now();
     const text = event.query.sql;
     const operation = /^\s*(?:with\b[\s\S]*?\)\s*)?(\w+)/i.exec(text)?.[1]?.toUpperCase() ?? 'QUERY';

@@ -23,6 +23,13 @@ export interface ProcessMetrics {
   readonly registry: Registry;
   /** One handled unary gRPC call: `code` is the status name (`OK`, `NOT_FOUND`, …). */
   grpcHandled(service: string, method: string, code: string, seconds: number): void;
+  /** One unary gRPC call made to another service, once it ended: `code` as for `grpcHandled`. */
+  grpcCalled(service: string, method: string, code: string): void;
+  /**
+   * One SQL statement sent to the database (transaction control included): `operation` is its
+   * first keyword, lower case (`select`, `insert`, `begin`, …).
+   */
+  dbStatement(operation: string): void;
   /**
    * One HTTP request: `route` is the route pattern (`/edge/management/v1/identities/:id`), never
    * the raw URL, or {@link UNMATCHED_ROUTE}; a method outside the HTTP API's is counted as `other`.
@@ -46,6 +53,20 @@ export interface ProcessMetrics {
 
 let current: ProcessMetrics | undefined;
 
+/**
+ * The child of `metric` for one set of label values, kept by `key`: recorded on every request,
+ * so the labels are not hashed again each time (label values are bounded: routes, methods, codes).
+ */
+function cachedChildren<C>(child: (values: string[]) => C): (...values: string[]) => C {
+  const children = new Map<string, C>();
+  return (...values) => {
+    const key = values.join('\u0000');
+    let c = children.get(key);
+    if (c === undefined) children.set(key, (c = child(values)));
+    return c;
+  };
+}
+
 function create(): ProcessMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -59,6 +80,17 @@ function create(): ProcessMetrics {
     labelNames: ['method', 'result'],
     registers: [registry],
   });
+  const called = new Counter({
+    name: 'edge_grpc_client_calls_total',
+    help: 'Unary gRPC calls made to other services, by service, method and status code.',
+    labelNames: ['grpc_service', 'grpc_method', 'grpc_code'],
+    registers: [registry],
+  });
+  const statements = new Counter({ name: 'edge_db_statements_total', help: 'SQL statements sent to the database, by operation.', labelNames: ['operation'], registers: [registry] });
+  const statement = cachedChildren((v) => statements.labels(...v));
+  const grpcChild = cachedChildren((v) => grpc.labels(...v));
+  const httpChild = cachedChildren((v) => http.labels(...v));
+  const calledChild = cachedChildren((v) => called.labels(...v));
   const limited = new Counter({ name: 'edge_rate_limit_rejections_total', help: 'Requests refused by a rate limit, by scope.', labelNames: ['scope'], registers: [registry] });
   const build = buildInfo();
   new Gauge({
@@ -101,9 +133,11 @@ function create(): ProcessMetrics {
     outboxPublished: (outbox, count) => published.inc({ outbox }, count),
     outboxFailed: (outbox) => failed.inc({ outbox }),
     watchOutbox: (outbox, read) => void outboxes.set(outbox, read),
-    grpcHandled: (service, method, code, seconds) => grpc.observe({ grpc_service: service, grpc_method: method, grpc_code: code }, seconds),
+    grpcCalled: (service, method, code) => calledChild(service, method, code).inc(),
+    dbStatement: (operation) => statement(operation).inc(),
+    grpcHandled: (service, method, code, seconds) => grpcChild(service, method, code).observe(seconds),
     httpRequest: (method, route, statusCode, seconds) =>
-      http.observe({ method: HTTP_METHODS.has(method) ? method : 'other', route, status_code: String(statusCode) }, seconds),
+      httpChild(HTTP_METHODS.has(method) ? method : 'other', route, String(statusCode)).observe(seconds),
     authentication: (method, result) => auth.inc({ method, result }),
   };
 }

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { context, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { unavailable } from '@edge/errors';
+import { processMetrics } from '@edge/metrics';
 import { currentContext } from './context.js';
 import { fromServiceError } from './errors.js';
 import { resolveTarget } from './local.js';
@@ -86,6 +87,7 @@ export function outgoingDeadline(budgetMs: number, callerDeadline: number | unde
  */
 export function createRpcClient<C extends grpc.Client>(Ctor: ClientCtor<C>, target: string, defaults: RpcClientOptions): RpcClient<C> {
   const label = serviceLabel(Ctor.service);
+  const metrics = processMetrics();
   let channel: { address: string; tls: MeshCredentials | undefined; client: C } | undefined;
   // A local target is bound when its service starts, maybe after this client is made; the
   // process's credentials are installed at start-up, maybe after too.
@@ -102,6 +104,8 @@ export function createRpcClient<C extends grpc.Client>(Ctor: ClientCtor<C>, targ
   };
   const out: Record<string, unknown> = { close: () => channel?.client.close() };
   for (const [name, def] of Object.entries(Ctor.service)) {
+    // `path` is /edge.auth.v1.AuthService/Authenticate: the service part labels the calls counted.
+    const grpcService = (def as grpc.MethodDefinition<unknown, unknown>).path.split('/')[1] ?? label;
     const method = (def as { originalName?: string }).originalName ?? name[0]!.toLowerCase() + name.slice(1);
     out[method] = (req: unknown, options: CallOptions = {}) => {
       const ctx = currentContext();
@@ -117,6 +121,7 @@ export function createRpcClient<C extends grpc.Client>(Ctor: ClientCtor<C>, targ
       md.setOptions({ waitForReady: true });
       return new Promise((resolve, reject) => {
         (client as unknown as Record<string, (...a: unknown[]) => void>)[name]!.call(client, req, md, { deadline }, (err: grpc.ServiceError | null, res: unknown) => {
+          metrics.grpcCalled(grpcService, name, err ? grpc.status[err.code] ?? 'UNKNOWN' : 'OK');
           if (err) {
             span.setStatus({ code: SpanStatusCode.ERROR, message: err.details });
             span.end();

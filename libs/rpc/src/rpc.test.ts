@@ -89,6 +89,22 @@ describe('rpc', () => {
     expect(await count('INVALID_ARGUMENT')).toBe(invalid + 1);
   });
 
+  it('counts every call a client makes in the process metrics by service, method and status', async () => {
+    const count = async (code: string) => {
+      const metric = await processMetrics().registry.getSingleMetric('edge_grpc_client_calls_total')!.get();
+      const labels = { grpc_service: 'edge.pki.v1.PkiService', grpc_method: 'GetServerTls', grpc_code: code };
+      return metric.values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+    };
+    const [ok, invalid] = [await count('OK'), await count('INVALID_ARGUMENT')];
+    mode = 'ok';
+    await client.getServerTls({});
+    await client.getServerTls({});
+    mode = 'field';
+    await client.getServerTls({}).catch(() => undefined);
+    expect(await count('OK')).toBe(ok + 2);
+    expect(await count('INVALID_ARGUMENT')).toBe(invalid + 1);
+  });
+
   it('recycles client connections at the maximum age without failing calls, so clients re-resolve replicas', async () => {
     let calls = 0;
     const aged = createRpcServer('pki', silentLogger(), { maxConnectionAgeMs: 150 });

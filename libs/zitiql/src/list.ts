@@ -44,6 +44,24 @@ export interface ListOptions {
  * and larger limits are clamped to 500; the order always ends with `id` so pages are stable.
  */
 export function planList(fields: FieldMap, params: ListParams, options: ListOptions = {}): ListPlan {
+  // A plan is a pure function of its inputs and is never changed (withCondition makes a new one),
+  // so the plans of recent requests are reused: a console or SDK asks the same lists again and again.
+  let plans = recentPlans.get(fields);
+  if (!plans) recentPlans.set(fields, (plans = new Map()));
+  const key = JSON.stringify([params.filter ?? '', params.sort ?? '', params.limit ?? null, params.offset ?? null, options.defaultSort ?? null]);
+  const known = plans.get(key);
+  if (known) return known;
+  const plan = compilePlan(fields, params, options);
+  if (plans.size >= RECENT_PLANS) plans.delete(plans.keys().next().value!);
+  plans.set(key, plan);
+  return plan;
+}
+
+/** Plans kept per field map, the oldest dropped first. */
+const RECENT_PLANS = 256;
+const recentPlans = new WeakMap<FieldMap, Map<string, ListPlan>>();
+
+function compilePlan(fields: FieldMap, params: ListParams, options: ListOptions): ListPlan {
   const text = params.filter ?? '';
   const query = parseFilter(text);
   let sort = query.sort.length > 0 ? { fields: query.sort, param: 'filter' as ListParam, text } : undefined;

@@ -4,7 +4,7 @@
 import type { ColumnType, Expression, Generated, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
-import { inChunks, isUniqueViolation } from '@edge/db';
+import { inChunks, isUniqueViolation, precompiled } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
 import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
@@ -163,6 +163,8 @@ export async function insertIdentitiesInBulk(db: Kysely<IdentityDb>, rows: Reado
  * transaction (`events`), so an identity change and its announcement commit together.
  */
 export function createIdentityStore(db: Kysely<IdentityDb>, events: IdentityEvents) {
+  // Asked on every client request that shows the caller's identity: compiled once.
+  const byId = precompiled(1, (id: string) => db.selectFrom('identities').selectAll().where('id', '=', id));
   return {
     db,
 
@@ -183,7 +185,7 @@ export function createIdentityStore(db: Kysely<IdentityDb>, events: IdentityEven
     },
 
     async find(id: string): Promise<Identity | undefined> {
-      const row = await db.selectFrom('identities').selectAll().where('id', '=', id).executeTakeFirst();
+      const [row] = await byId(db, id);
       return row && toDomain(row);
     },
 
@@ -205,7 +207,9 @@ export function createIdentityStore(db: Kysely<IdentityDb>, events: IdentityEven
     },
 
     async list(plan: ListPlan): Promise<{ items: Identity[]; total: number }> {
-      const { rows, total } = await runList(db.selectFrom('identities'), plan, (qb) => qb.selectAll());
+      // Filtered, the page and the total read the same few rows: one statement. Unfiltered, a page
+      // stops early on an index while the count alone reads the table, so they stay apart.
+      const { rows, total } = await runList(db.selectFrom('identities'), plan, (qb) => qb.selectAll(), { inlineCount: plan.where !== undefined });
       return { items: (rows as Row[]).map(toDomain), total };
     },
 

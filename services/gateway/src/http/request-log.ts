@@ -5,6 +5,7 @@
  * values of query parameters that carry tokens are replaced.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '@edge/logging';
 import { auditEvent } from './audit.js';
 import { requestFacts } from './request-facts.js';
 
@@ -51,6 +52,8 @@ function callerRequestId(req: FastifyRequest): string | undefined {
 
 /** Writes the access line of an answered request and, for logins and changes, its audit event. */
 export function logAnswer(req: FastifyRequest, reply: FastifyReply, route: string): void {
+  // Both are info lines: below that level there is nothing to build.
+  if ((req.log as Partial<Pick<Logger, 'isLevelEnabled'>>).isLevelEnabled?.('info') === false) return;
   const url = req.originalUrl ?? req.url;
   const facts = requestFacts(req);
   req.log.info({

@@ -49,7 +49,8 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
   route('GET', url, 'admin', async (req, principal) => {
     const page = await clients.identity.listIdentities({ query: listQuery(req) });
     const identityIds = page.identities.map((i) => i.id);
-    const [{ summaries }, enrollments] = await Promise.all([
+    // An empty page has nothing to add to.
+    const [{ summaries }, enrollments] = identityIds.length === 0 ? [{ summaries: [] }, new Map()] : await Promise.all([
       clients.auth.getIdentityAuthSummaries({ identityIds }),
       enrollmentsByOwner(clients, { identityIds }),
     ]);
