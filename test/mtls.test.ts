@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { contracts } from '@edge/proto';
 import { createMeshCredentials, meshServerName, requestMeshCertificate, CHANNEL_OPTIONS, JoinRefusedError } from '@edge/rpc';
 import { createHttpClient, freePortBlock, loadSpecValidator, type HttpClient } from '@edge/testing';
@@ -111,7 +111,8 @@ describe('EDGE_GRPC_TLS=mtls in the cluster topology', () => {
     const wrong = requestMeshCertificate({ name: 'gateway', pkiTarget: `127.0.0.1:${portOf(PKI)}`, joinToken: 'another-join-token-0123456789abcdef' });
     await expect(wrong).rejects.toBeInstanceOf(JoinRefusedError);
     await expect(wrong).rejects.toThrow(/refused the join request/);
-    expect(output).toContain('refused a service certificate request');
+    // pki's log line reaches the cluster's output a moment after its answer.
+    await vi.waitFor(() => expect(output).toContain('refused a service certificate request'), { timeout: 5_000 });
   });
 
   it('ends a process started with another token than pki\'s, with one line naming the variable and not its value', async () => {
