@@ -28,6 +28,7 @@ export {
   type HttpResult,
 } from './http-client.js';
 export { createSqlOnlyDb } from './sql-only-db.js';
+export { seqScansOf } from './seq-scans.js';
 export { freePort, freePortBlock } from './ports.js';
 export { startNatsServer, type TestNatsServer } from './nats-server.js';
 export { testPrefix, testPrefixTime, testPrefixOf } from './test-prefix.js';

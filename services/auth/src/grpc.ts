@@ -6,11 +6,10 @@ import type { AsyncHandlers } from '@edge/rpc';
 import type { ApiSessions } from './api-sessions.js';
 import type { createAuthenticate } from './authenticate.js';
 import { expirationSeconds, expiresAt, type ApiSession } from './domain/api-session.js';
-import { summarize, type IdentityAuthSummary } from './domain/authenticator.js';
+import type { IdentityAuthSummary } from './domain/authenticator.js';
 import { authQueries } from './domain/mfa.js';
 import { requiresTotp } from './domain/auth-policy.js';
 import type { Identities, IdentityInfo } from './identities.js';
-import type { MfaStore } from './mfa-store.js';
 import type { MfaOperations } from './mfa.js';
 import type { AuthPolicies } from './auth-policies.js';
 import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
@@ -36,7 +35,6 @@ export interface HandlerDeps {
   mfa: MfaOperations;
   policies: AuthPolicies;
   store: AuthStore;
-  mfaStore: MfaStore;
   identities: Identities;
   authenticators: Authenticators;
   certExtension: CertExtension;
@@ -88,7 +86,7 @@ function toProtoSummary(s: IdentityAuthSummary): auth.IdentityAuthSummary {
 
 /** Creates the AuthService handlers. */
 export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHandlers> {
-  const { apiSessions, store, mfaStore, identities, timeoutMinutes } = deps;
+  const { apiSessions, store, identities, timeoutMinutes } = deps;
 
   /** Adds the extension request of the session's certificate authenticator, if any. */
   const withExtendFlags = async (p: auth.ApiSession): Promise<auth.ApiSession> => {
@@ -143,11 +141,8 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
       return {};
     },
     async GetIdentityAuthSummaries(req) {
-      const ids = [...new Set(req.identityIds)];
-      const [authenticators, withSession, withMfa] = await Promise.all([
-        store.authenticatorsOf(ids), store.identitiesWithApiSessions(ids), mfaStore.identitiesWithVerifiedMfa(ids),
-      ]);
-      return { summaries: summarize(req.identityIds, authenticators, withSession, withMfa).map(toProtoSummary) };
+      const byId = new Map((await store.authSummariesOf(req.identityIds)).map((s) => [s.identityId, s]));
+      return { summaries: req.identityIds.map((id) => toProtoSummary(byId.get(id)!)) };
     },
     async CreateCertAuthenticator(req) {
       return { id: await deps.enrolled.createCert(req.identityId, req.certPem) };

@@ -135,14 +135,6 @@ export function createMfaStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
       });
     },
 
-    /** Which of these identities have a verified enrollment. */
-    async identitiesWithVerifiedMfa(identityIds: string[]): Promise<Set<string>> {
-      if (identityIds.length === 0) return new Set();
-      const rows = await db.selectFrom('mfas').select('identity_id')
-        .where('identity_id', 'in', identityIds).where('is_verified', '=', true).execute();
-      return new Set(rows.map((r) => r.identity_id));
-    },
-
     /** Counts one wrong code on an API session; the count after it (0 when the session is gone). */
     async countMfaFailure(apiSessionId: string): Promise<number> {
       const row = await db.updateTable('api_sessions').set((eb) => ({ mfa_failed_attempts: eb('mfa_failed_attempts', '+', 1) }))

@@ -130,7 +130,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
       issueCertificate: async (identityId, csrPem) => pki.issueIdentityCertificate({ identityId, csrPem, csrField: 'clientCsr' }),
     });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
-      authenticate, apiSessions, mfa, policies, store, mfaStore, identities, timeoutMinutes,
+      authenticate, apiSessions, mfa, policies, store, identities, timeoutMinutes,
       signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id)), revocations,
       authenticators,
       apiSessionCertificates: createApiSessionCertificateHandlers(

@@ -6,7 +6,7 @@ import { isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
 import type { AuthEvents } from './events.js';
-import type { Authenticator, AuthenticatorMethod } from './domain/authenticator.js';
+import type { Authenticator, AuthenticatorMethod, IdentityAuthSummary } from './domain/authenticator.js';
 import type { AuthPoliciesTable } from './auth-policy-store.js';
 import type { ExternalJwtSignersTable } from './ext-jwt-signer-store.js';
 import type { IdentitiesTable } from './identity-model.js';
@@ -228,6 +228,35 @@ export function createStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
         .where('identity_id', '>', after).orderBy('identity_id').limit(limit).execute();
       const rows = (await Promise.all([page('authenticators'), page('api_sessions'), page('mfas')])).flat();
       return [...new Set(rows.map((r) => r.identity_id))].sort().slice(0, limit);
+    },
+
+    /**
+     * How each of these identities can authenticate, in one statement: its password and
+     * certificate authenticators (one of each at most), and whether it has an API session and a
+     * verified MFA enrollment. One summary per distinct id, in no particular order.
+     */
+    async authSummariesOf(identityIds: readonly string[]): Promise<IdentityAuthSummary[]> {
+      const ids = [...new Set(identityIds)];
+      if (ids.length === 0) return [];
+      const id = sql.ref<string>('ids.ids');
+      const rows = await db.selectFrom(sql<{ ids: string }>`unnest(${ids}::text[])`.as('ids'))
+        .leftJoin('authenticators as u', (j) => j.on('u.identity_id', '=', id).on('u.method', '=', 'updb'))
+        .leftJoin('authenticators as c', (j) => j.on('c.identity_id', '=', id).on('c.method', '=', 'cert'))
+        .select((eb) => [
+          id.as('identityId'), 'u.id as updbId', 'u.username as updbUsername', 'c.id as certId', 'c.fingerprint as certFingerprint',
+          // `offset 0` keeps each look-up a probe of the identity_id index per identity asked
+          // for, where the planner would otherwise hash every API session (or MFA) of the table.
+          eb.exists(eb.selectFrom('api_sessions as s').select('s.id').where('s.identity_id', '=', id).offset(0)).as('hasApiSession'),
+          eb.exists(eb.selectFrom('mfas as m').select('m.id').where('m.identity_id', '=', id).where('m.is_verified', '=', true).offset(0)).as('isMfaEnabled'),
+        ])
+        .execute();
+      return rows.map((r) => ({
+        identityId: r.identityId,
+        updb: r.updbId ? { id: r.updbId, username: r.updbUsername ?? '' } : undefined,
+        cert: r.certId ? { id: r.certId, fingerprint: r.certFingerprint ?? '' } : undefined,
+        hasApiSession: Boolean(r.hasApiSession),
+        isMfaEnabled: Boolean(r.isMfaEnabled),
+      }));
     },
 
     /** Which of these identities have at least one API session. */

@@ -6,8 +6,9 @@
  * read a whole table of that size.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompiledQuery, Kysely, sql } from 'kysely';
+import { Kysely, sql, type CompiledQuery } from 'kysely';
 import { openConnection, type DbConnection } from '@edge/db';
+import { seqScansOf } from '@edge/testing';
 import type { policy as pb } from '@edge/proto';
 import { createEvaluationCache } from '../src/evaluation-cache.js';
 import { createAccessHandlers } from '../src/grpc/access.js';
@@ -91,20 +92,7 @@ async function statementsOf(call: () => Promise<unknown>): Promise<CompiledQuery
   return [...ran];
 }
 
-/**
- * The lines of each statement's analysed plan that read a whole large table. A branch that did
- * not run for this caller ("never executed": the join of a `#all` policy, whose answer is every
- * row) reads nothing and is left out.
- */
-async function scansOf(statements: CompiledQuery[]): Promise<string[]> {
-  const scans: string[] = [];
-  for (const q of statements) {
-    const plan = await db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (analyze, costs off) ${q.sql}`, [...q.parameters]));
-    const lines = plan.rows.map((r) => r['QUERY PLAN']);
-    scans.push(...lines.filter((l) => !/never executed/.test(l) && LARGE.some((table) => new RegExp(`Seq Scan on ${table}\\b`).test(l))).map((l) => `${l.trim()}  ← ${q.sql.slice(0, 80)}`));
-  }
-  return scans;
-}
+const scansOf = (statements: CompiledQuery[]) => seqScansOf(db, statements, LARGE);
 
 const query = { limit: 500, offset: 0, filter: '', sort: '', roleFilter: [], roleSemantic: '' };
 

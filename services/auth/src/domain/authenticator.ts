@@ -36,22 +36,6 @@ export interface IdentityAuthSummary {
   isMfaEnabled: boolean;
 }
 
-/** One summary per requested id, in request order, from that identity's authenticators. */
-export function summarize(identityIds: string[], authenticators: Authenticator[], withApiSession: Set<string>, withVerifiedMfa: Set<string>): IdentityAuthSummary[] {
-  return identityIds.map((identityId) => {
-    const own = authenticators.filter((a) => a.identityId === identityId);
-    const updb = own.find((a) => a.method === 'updb');
-    const cert = own.find((a) => a.method === 'cert');
-    return {
-      identityId,
-      updb: updb ? { id: updb.id, username: updb.username ?? '' } : undefined,
-      cert: cert ? { id: cert.id, fingerprint: cert.fingerprint ?? '' } : undefined,
-      hasApiSession: withApiSession.has(identityId),
-      isMfaEnabled: withVerifiedMfa.has(identityId),
-    };
-  });
-}
-
 /**
  * The fingerprint OpenZiti keys certificate authenticators by: the SHA-1 of the certificate's
  * DER, lowercase hex (as nfpem.FingerprintFromCertificate). Undefined when the PEM holds no

@@ -1,0 +1,99 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMemoryBus } from '@edge/bus';
+import type { Bus } from '@edge/bus';
+import type { Clients } from '../clients.js';
+import { createSessionCache, type Principal, type SessionCache } from './session-cache.js';
+
+/** A stand-in auth service: answers each token with its identity, counting the calls, optionally held until released. */
+function authStandIn() {
+  const calls: string[] = [];
+  let gate: Promise<void> | undefined;
+  let open = () => {};
+  const identities: Record<string, string> = { 'token-a': 'identity-a', 'token-b': 'identity-b' };
+  const clients = {
+    auth: {
+      async validateSession({ token }: { token: string }): Promise<Principal> {
+        calls.push(token);
+        if (gate) await gate;
+        return { apiSession: { id: `session-of-${token}`, identityId: identities[token]! }, roleAttributes: [] } as unknown as Principal;
+      },
+    },
+  } as unknown as Clients;
+  return {
+    clients,
+    calls,
+    hold() {
+      gate = new Promise((resolve) => { open = resolve; });
+    },
+    release() {
+      gate = undefined;
+      open();
+    },
+  };
+}
+
+/** Lets the bus deliver what was published. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('session cache', () => {
+  let bus: Bus;
+  let auth: ReturnType<typeof authStandIn>;
+  let cache: SessionCache;
+
+  beforeEach(async () => {
+    bus = createMemoryBus();
+    auth = authStandIn();
+    cache = createSessionCache(auth.clients, bus);
+    await cache.start();
+  });
+
+  afterEach(async () => {
+    await cache.stop();
+    await bus.close();
+  });
+
+  it('validates a token once for requests that arrive together', async () => {
+    auth.hold();
+    const all = Promise.all(Array.from({ length: 16 }, () => cache.resolve('token-a')));
+    await settle();
+    auth.release();
+    expect(new Set((await all).map((p) => p.apiSession!.identityId))).toEqual(new Set(['identity-a']));
+    await cache.resolve('token-a');
+    expect(auth.calls).toEqual(['token-a']);
+  });
+
+  it('keeps a principal while other identities log in, change or log out', async () => {
+    await cache.resolve('token-a');
+    await cache.resolve('token-b');
+    await bus.publish('edge.auth.api-session.created', { id: 'session-of-token-c', identityId: 'identity-c' });
+    await bus.publish('edge.auth.api-session.deleted', { id: 'session-of-token-b', identityId: 'identity-b' });
+    await bus.publish('edge.auth.principal.updated', { identityId: 'identity-b' });
+    await bus.publish('edge.identity.identity.updated', { id: 'identity-b' });
+    await bus.publish('edge.auth.mfa.deleted', { id: 'mfa-b', identityId: 'identity-b' });
+    await settle();
+    await cache.resolve('token-a');
+    expect(auth.calls).toEqual(['token-a', 'token-b']);
+  });
+
+  it('validates again after a change of the identity', async () => {
+    await cache.resolve('token-a');
+    await bus.publish('edge.auth.principal.updated', { identityId: 'identity-a' });
+    await settle();
+    await cache.resolve('token-a');
+    expect(auth.calls).toEqual(['token-a', 'token-a']);
+  });
+
+  it('does not cache a validation that a change overtook', async () => {
+    auth.hold();
+    const before = cache.resolve('token-a');
+    await settle();
+    // The session ends while its validation is under way: later requests do not share it.
+    await bus.publish('edge.auth.api-session.deleted', { id: 'session-of-token-a', identityId: 'identity-a' });
+    await settle();
+    const after = cache.resolve('token-a');
+    auth.release();
+    await Promise.all([before, after]);
+    await cache.resolve('token-a');
+    expect(auth.calls).toEqual(['token-a', 'token-a']);
+  });
+});
