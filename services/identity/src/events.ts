@@ -20,7 +20,12 @@ export const Subjects = {
   identityDisabled: 'edge.identity.identity.disabled',
 } as const;
 
-/** What other services learn about an edge or transit router from its events. */
+/**
+ * What other services learn about an edge or transit router from its events: enough for the
+ * policy service to keep its read model of edge routers (what sessions render of them).
+ * `updatedAt` orders the events of one router as for identities; a deletion carries the time it
+ * happened.
+ */
 export interface RouterEvent {
   id: string;
   kind: string;
@@ -28,10 +33,23 @@ export interface RouterEvent {
   roleAttributes: string[];
   disabled: boolean;
   isTunnelerEnabled: boolean;
+  hostname: string;
+  cost: number;
+  noTraversal: boolean;
+  supportedProtocols: unknown;
+  appData: unknown;
+  /** ISO time the router was created. */
+  createdAt: string;
+  /** ISO time of the change announced. */
+  updatedAt: string;
 }
 
-function routerPayload(r: Router): RouterEvent {
-  return { id: r.id, kind: r.kind, name: r.name, roleAttributes: r.roleAttributes, disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled };
+function routerPayload(r: Router, updatedAt = r.updatedAt): RouterEvent {
+  return {
+    id: r.id, kind: r.kind, name: r.name, roleAttributes: r.roleAttributes, disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled,
+    hostname: r.hostname, cost: r.cost, noTraversal: r.noTraversal, supportedProtocols: r.supportedProtocols, appData: r.appData,
+    createdAt: r.createdAt.toISOString(), updatedAt: updatedAt.toISOString(),
+  };
 }
 
 /**
@@ -70,7 +88,7 @@ function payload(i: EventSource, updatedAt = i.updatedAt): IdentityEvent {
 }
 
 /** When a deletion happened: now, and never before the last change of what was deleted. */
-const deletedAt = (i: EventSource) => new Date(Math.max(Date.now(), i.updatedAt.getTime() + 1));
+const deletedAt = (i: { updatedAt: Date }) => new Date(Math.max(Date.now(), i.updatedAt.getTime() + 1));
 
 /** The identity of a router, as its events describe it once its row is gone. */
 export function routerIdentity(r: Router): EventSource {
@@ -93,7 +111,7 @@ export function createIdentityEvents(outbox: Outbox<IdentityDb>) {
     disabled: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityDisabled, payload(i)),
     routerCreated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerCreated(r.kind), routerPayload(r)),
     routerUpdated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerUpdated(r.kind), routerPayload(r)),
-    routerDeleted: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerDeleted(r.kind), routerPayload(r)),
+    routerDeleted: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerDeleted(r.kind), routerPayload(r, deletedAt(r))),
   };
 }
 

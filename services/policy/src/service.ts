@@ -13,6 +13,8 @@ import { createPolicyEvents } from './events.js';
 import { createEvaluationCache } from './evaluation-cache.js';
 import { createIntegrityCheck } from './integrity.js';
 import { createSystemPolicies } from './system-policies.js';
+import { createEdgeRouterModel } from './store/edge-router-model.js';
+import { createEdgeRouterReconcile, followEdgeRouters, withEdgeRouterModel } from './edge-router-model.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -31,7 +33,9 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
     const events = createPolicyEvents(plumbing.outbox, invalidate);
     // Changes made through other replicas (this one's own come back too: harmless).
     const changes = await ctx.bus.subscribe('edge.policy.>', async () => invalidate());
-    const identities = createIdentityDirectory(identity);
+    // The edge routers policies select are matched in the read model of edge routers.
+    const edgeRouters = createEdgeRouterModel(db);
+    const identities = withEdgeRouterModel(createIdentityDirectory(identity), edgeRouters);
     const stores = createPolicyStores(db);
     const checkIntegrity = createIntegrityCheck(stores.integrity, identities, events);
     server.add<PolicyServiceHandlers>(contracts.policy(), {
@@ -47,9 +51,15 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
       await system.sweep();
       return undefined;
     });
+    const followRouters = await followEdgeRouters(plumbing.bus, edgeRouters, ctx.log);
+    // Filled at start (in the background: the identity service may start later), repaired periodically.
+    const routerFill = plumbing.reconcile('edge-router-model', createEdgeRouterReconcile(edgeRouters, identity), 30_000);
+    const cancelFill = runInBackground(async () => { await routerFill.runNow(); }, { what: 'filling the edge router read model', log: ctx.log });
     plumbing.start();
     return async () => {
       cancelSweep();
+      cancelFill();
+      await Promise.all(followRouters.map((s) => s.unsubscribe()));
       await follow.unsubscribe();
       await changes.unsubscribe();
       await plumbing.stop();

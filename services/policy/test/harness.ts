@@ -18,9 +18,14 @@ const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@
 const NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /** Identities by id, answering the lookups the policy service makes. */
-async function startFakeIdentityService(identities: Map<string, { id: string; name: string }>): Promise<{ addr: string; server: RpcServer }> {
+async function startFakeIdentityService(identities: Map<string, { id: string; name: string }>, routers: identity.Router[]): Promise<{ addr: string; server: RpcServer }> {
   const full = (i: { id: string; name: string }) => ({ id: i.id, name: i.name }) as identity.Identity;
   const handlers = stubHandlers<IdentityServiceHandlers>({
+    // Edge routers in id order, all in one page (what the read model's fill asks).
+    async ListRouters(req) {
+      const page = req.query?.filter ? [] : [...routers].sort((a, b) => (a.id! < b.id! ? -1 : 1));
+      return { routers: page, meta: { totalCount: page.length, limit: 500, offset: 0, filterableFields: [] } };
+    },
     async GetIdentities(req) {
       return { identities: req.ids.filter((id) => identities.has(id)).map((id) => full(identities.get(id)!)) };
     },
@@ -45,6 +50,8 @@ export interface Harness {
   db: Kysely<any>;
   schema: string;
   identities: Map<string, { id: string; name: string }>;
+  /** Stops the identity service stand-in (its calls fail from then on). */
+  stopIdentity(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,11 +59,11 @@ export interface Harness {
  * The policy service on a fresh schema and subject prefix. A set-up that fails half-way removes
  * what it made; `close` removes everything (schema and stream).
  */
-export async function createHarness(): Promise<Harness> {
+export async function createHarness(opts: { edgeRouters?: identity.Router[] } = {}): Promise<Harness> {
   const prefix = testPrefix();
   const identities = new Map<string, { id: string; name: string }>();
   return withTeardown(async (teardown) => {
-    const fake = await startFakeIdentityService(identities);
+    const fake = await startFakeIdentityService(identities, opts.edgeRouters ?? []);
     teardown.add(() => fake.server.stop(100));
     teardown.add(() => dropTestPrefix({ databaseUrl: DATABASE_URL, natsUrl: NATS_URL }, prefix));
     const config = loadConfig({
@@ -78,6 +85,8 @@ export async function createHarness(): Promise<Harness> {
     teardown.add(() => client.close());
     const db = createDb<any>(conn, schemaName(config, 'policy'));
     teardown.add(() => db.destroy());
-    return { client, bus, db, identities, schema: schemaName(config, 'policy'), close: () => teardown.run() };
+    return {
+      client, bus, db, identities, schema: schemaName(config, 'policy'), stopIdentity: () => fake.server.stop(100), close: () => teardown.run(),
+    };
   });
 }

@@ -187,8 +187,8 @@ export function createSessionPeers(clients: {
     },
 
     /**
-     * What the identity may do with the service, in one call to the policy service (which asks
-     * the identity service for the edge routers); undefined when the service does not exist, or
+     * What the identity may do with the service, in one call to the policy service (which matches
+     * the edge routers in its read model of them); undefined when the service does not exist, or
      * with `grantedOnly` when no policy grants it.
      */
     async access(who: PeerIdentity, serviceId: string, opts: { grantedOnly?: boolean; edgeRouters?: boolean } = {}): Promise<ServiceAccess | undefined> {

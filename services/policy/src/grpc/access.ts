@@ -6,7 +6,8 @@
  *   service edge router policy grants the service (as OpenZiti's
  *   controller/model/session_manager.go and policy_advisor.go);
  * - the edge routers an identity's edge router policies grant it.
- * The identity service, owner of the edge routers, matches the selections in one call.
+ * The edge routers the selections match come from this service's read model of edge routers
+ * (edge-router-model.ts); a paged or filtered list of them is asked of the identity service, their owner.
  */
 import { notFound } from '@edge/errors';
 import type { identity as ipb, policy as pb } from '@edge/proto';

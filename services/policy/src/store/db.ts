@@ -78,7 +78,32 @@ export type ServiceEdgeRouterPoliciesTable = EntityColumns & Split<'service'> & 
   semantic: string;
 };
 
+/** The read model of edge routers (store/edge-router-model.ts). */
+export interface EdgeRoutersTable {
+  id: string;
+  name: string;
+  role_attributes: string[];
+  hostname: string;
+  cost: number;
+  no_traversal: boolean;
+  disabled: boolean;
+  is_tunneler_enabled: boolean;
+  supported_protocols: JsonColumn;
+  app_data: JsonColumn;
+  deleted: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  seen_at: Timestamp;
+}
+
+export interface EdgeRouterModelFillTable {
+  name: string;
+  completed_at: Timestamp;
+}
+
 export interface PolicyDb {
+  edge_routers: EdgeRoutersTable;
+  edge_router_model_fill: EdgeRouterModelFillTable;
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
   services: ServicesTable;
