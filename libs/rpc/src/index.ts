@@ -13,3 +13,4 @@ export { joinRequestMac, joinAnswerMac, macMatches, JOIN_CLOCK_SKEW_MS, type Joi
 export { localTarget, isLocalTarget, resolveTarget } from './local.js';
 export { stubHandlers } from './stub.js';
 export { encodePrincipal, decodePrincipal, PRINCIPAL_KEY, type CallerPrincipal } from './principal.js';
+export { allPages, orMissing, isNotFound, everythingFrom, ALL_PAGES_LIMIT } from './peer-calls.js';

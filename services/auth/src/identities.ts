@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { IdentityServiceClient, identity } from '@edge/proto';
-import type { RpcClient } from '@edge/rpc';
+import { orMissing, type RpcClient } from '@edge/rpc';
 import type { IdentityInfo, IdentityRecord } from './domain/identity.js';
 import type { IdentityModel } from './identity-model.js';
 
@@ -61,13 +61,8 @@ export async function identitiesAfter(client: IdentityClient, afterId: string | 
 }
 
 /** undefined for NOT_FOUND, the identity otherwise. */
-async function getOrMissing(client: IdentityClient, id: string): Promise<identity.Identity__Output | undefined> {
-  try {
-    return await client.getIdentity({ id });
-  } catch (err) {
-    if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
-    throw err;
-  }
+function getOrMissing(client: IdentityClient, id: string): Promise<identity.Identity__Output | undefined> {
+  return orMissing(client.getIdentity({ id }));
 }
 
 /** The identity with this externalId, if any. */

@@ -7,10 +7,9 @@
  * and reordering are harmless; a sweep at start catches up on what happened while no replica ran.
  */
 import type { Bus, Subscription } from '@edge/bus';
-import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { IdentityServiceClient } from '@edge/proto';
-import type { RpcClient } from '@edge/rpc';
+import { orMissing, type RpcClient } from '@edge/rpc';
 import { planList } from '@edge/zitiql';
 import { EDGE_ROUTER_POLICY } from './domain/policy.js';
 import { rolesOf, type PolicyEvents } from './events.js';
@@ -23,21 +22,13 @@ const PAGE = 500;
 
 export function createSystemPolicies(store: PolicyStore, identity: RpcClient<IdentityServiceClient>, events: PolicyEvents, log: Logger) {
   const tunnelerEnabled = async (routerId: string): Promise<boolean> => {
-    try {
-      return (await identity.getRouter({ kind: 'edge', id: routerId })).isTunnelerEnabled;
-    } catch (err) {
-      if (isZitiError(err) && err.code === 'NOT_FOUND') return false;
-      throw err;
-    }
+    return (await orMissing(identity.getRouter({ kind: 'edge', id: routerId })))?.isTunnelerEnabled ?? false;
   };
 
   /** Makes the router's system policy exist exactly when the router is tunneler-enabled. */
   async function reconcile(routerId: string): Promise<void> {
     const wanted = await tunnelerEnabled(routerId);
-    const current = await store.get(routerId).catch((err: unknown) => {
-      if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
-      throw err;
-    });
+    const current = await orMissing(store.get(routerId));
     if (wanted && !current) {
       const name = systemPolicyName(routerId);
       await events.write(async (s, announce) => {

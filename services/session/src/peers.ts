@@ -3,9 +3,8 @@
  * service), service grants, posture checks and router policies (policy service), API sessions
  * (auth service). ARCHITECTURE.md rule 1: asked over gRPC, never read from their schemas.
  */
-import { isZitiError } from '@edge/errors';
 import type { AuthServiceClient, IdentityServiceClient, PolicyServiceClient, common, policy as policyPb } from '@edge/proto';
-import { currentContext, type CallerPrincipal, type RpcClient } from '@edge/rpc';
+import { ALL_PAGES_LIMIT, allPages, currentContext, everythingFrom, orMissing, type CallerPrincipal, type RpcClient } from '@edge/rpc';
 import type { GrantingPolicy, PostureCheckDef } from './domain/posture.js';
 import { checksOf, grantingPolicies } from './posture-definition.js';
 
@@ -50,8 +49,8 @@ export interface EdgeRouterView {
   appDataJson: string;
 }
 
-const PAGE = 500;
-const everything = (offset: number): common.ListQuery => ({ limit: PAGE, offset, filter: '', sort: '', roleFilter: [], roleSemantic: '' });
+const PAGE = ALL_PAGES_LIMIT;
+const everything = everythingFrom;
 
 /** A filter naming these ids. */
 const idIn = (ids: readonly string[]) => `id in [${ids.map((id) => JSON.stringify(id)).join(', ')}]`;
@@ -65,26 +64,6 @@ async function existingAmong(ids: readonly string[], list: (q: common.ListQuery)
     for (const x of await list({ ...everything(0), limit: chunk.length, filter: idIn(chunk) })) out.add(x.id);
   }
   return out;
-}
-
-/** Every page of a list. */
-async function allPages<T>(page: (q: common.ListQuery) => Promise<{ items: T[]; total: number }>): Promise<T[]> {
-  const out: T[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const p = await page(everything(offset));
-    out.push(...p.items);
-    if (p.items.length === 0 || out.length >= p.total) return out;
-  }
-}
-
-/** undefined for NOT_FOUND, the value otherwise; other errors propagate. */
-async function orMissing<T>(call: Promise<T>): Promise<T | undefined> {
-  try {
-    return await call;
-  } catch (err) {
-    if (isZitiError(err) && err.code === 'NOT_FOUND') return undefined;
-    throw err;
-  }
 }
 
 /** A role list and its semantic, as a policy holds them. */
@@ -209,7 +188,7 @@ export function createSessionPeers(clients: {
     async grantedServices(who: PeerIdentity): Promise<{ services: Array<{ id: string; name: string; checkIds: string[] }>; checks: Map<string, PostureCheckDef> }> {
       const services = await allPages(async (query) => {
         const p = await policy.listServicesForIdentity({ identityId: who.id, roleAttributes: who.roleAttributes, configTypes: [], query, policyType: '' });
-        return { items: p.services, total: Number(p.meta?.totalCount ?? 0) };
+        return { items: p.services, meta: p.meta };
       });
       return {
         services: services.map((s) => ({ id: s.id, name: s.name, checkIds: [...new Set(s.postureQueries.flatMap((g) => g.checks.map((c) => c.id)))] })),
@@ -270,7 +249,7 @@ export function createSessionPeers(clients: {
     async apiSessionsOf(identityId: string): Promise<Array<{ id: string; mfaPassedAt?: Date }>> {
       const sessions = await allPages(async (query) => {
         const p = await auth.listApiSessions({ query: { ...query, filter: `identity = ${JSON.stringify(identityId)}` } });
-        return { items: p.apiSessions, total: Number(p.meta?.totalCount ?? 0) };
+        return { items: p.apiSessions, meta: p.meta };
       });
       return sessions.map((s) => ({ id: s.id, mfaPassedAt: mfaPassedAtOf(s) }));
     },
