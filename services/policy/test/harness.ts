@@ -3,19 +3,15 @@
  * real gRPC port, with a small in-test identity service standing in for services/identity
  * (the only thing outside the process under test).
  */
-import { createNatsBus, type Bus } from '@edge/bus';
-import { loadConfig, schemaName } from '@edge/config';
-import { createDb, openConnection, type DbConnection } from '@edge/db';
+import type { Bus } from '@edge/bus';
+import { schemaName } from '@edge/config';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
-import { dropTestPrefix, testPrefix, withTeardown } from '@edge/testing';
+import { createServiceInfra, testPrefix, withTeardown } from '@edge/testing';
 import { contracts, type IdentityServiceHandlers, type PolicyServiceClient, type identity } from '@edge/proto';
 import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
 import { createPolicyService } from '../src/index.js';
-
-const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /** Identities by id, answering the lookups the policy service makes. */
 async function startFakeIdentityService(identities: Map<string, { id: string; name: string }>, routers: identity.Router[]): Promise<{ addr: string; server: RpcServer }> {
@@ -65,26 +61,12 @@ export async function createHarness(opts: { edgeRouters?: identity.Router[] } = 
   return withTeardown(async (teardown) => {
     const fake = await startFakeIdentityService(identities, opts.edgeRouters ?? []);
     teardown.add(() => fake.server.stop(100));
-    teardown.add(() => dropTestPrefix({ databaseUrl: DATABASE_URL, natsUrl: NATS_URL }, prefix));
-    const config = loadConfig({
-      EDGE_DATABASE_URL: DATABASE_URL,
-      EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`,
-      EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
-      EDGE_IDENTITY_GRPC_ADDR: fake.addr,
-      EDGE_GRPC_DEADLINE_MS: '10000',
-      EDGE_SHUTDOWN_GRACE_MS: '500',
-    });
-    const conn: DbConnection = await openConnection({ url: DATABASE_URL });
-    teardown.add(() => conn.close());
-    const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `${prefix}.` });
-    teardown.add(() => bus.close());
+    const { config, conn, bus, db } = await createServiceInfra(teardown, 'policy', prefix, { EDGE_IDENTITY_GRPC_ADDR: fake.addr });
     const service: EdgeService = createPolicyService({ config, conn, bus, log: silentLogger() });
     teardown.add(() => service.stop());
     await service.start();
     const client = createRpcClient(contracts.policy(), `127.0.0.1:${service.port()}`, { deadlineMs: 20_000 });
     teardown.add(() => client.close());
-    const db = createDb<any>(conn, schemaName(config, 'policy'));
-    teardown.add(() => db.destroy());
     return {
       client, bus, db, identities, schema: schemaName(config, 'policy'), stopIdentity: () => fake.server.stop(100), close: () => teardown.run(),
     };

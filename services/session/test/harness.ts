@@ -6,20 +6,16 @@
  * the service look at.
  */
 import { randomBytes } from 'node:crypto';
-import { createNatsBus, type Bus } from '@edge/bus';
-import { loadConfig, schemaName } from '@edge/config';
-import { createDb, openConnection, type DbConnection } from '@edge/db';
+import type { Bus } from '@edge/bus';
 import type { EdgeService } from '@edge/lifecycle';
 import { notFound } from '@edge/errors';
 import { silentLogger } from '@edge/logging';
-import { dropTestPrefix, testPrefix, withTeardown } from '@edge/testing';
+import { createServiceInfra, testPrefix, withTeardown } from '@edge/testing';
 import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers, type PolicyServiceHandlers, type SessionServiceClient } from '@edge/proto';
 import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
 import { createSessionService } from '../src/index.js';
 
-const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /** A service policy as the stand-in policy service evaluates it. */
 export interface FakePolicy {
@@ -168,21 +164,13 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   return withTeardown(async (teardown) => {
     const fakes = await serve(world);
     teardown.add(() => fakes.server.stop(100));
-    teardown.add(() => dropTestPrefix({ databaseUrl: DATABASE_URL, natsUrl: NATS_URL }, prefix));
-    const config = loadConfig({
-      EDGE_DATABASE_URL: DATABASE_URL, EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`, EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
+    const { config, conn, bus, db } = await createServiceInfra(teardown, 'session', prefix, {
       EDGE_IDENTITY_GRPC_ADDR: fakes.addr, EDGE_POLICY_GRPC_ADDR: fakes.addr, EDGE_AUTH_GRPC_ADDR: fakes.addr, EDGE_PKI_GRPC_ADDR: fakes.addr,
-      EDGE_GRPC_DEADLINE_MS: '5000', EDGE_SHUTDOWN_GRACE_MS: '500', EDGE_DATA_DIR: '/tmp', ...env,
+      EDGE_GRPC_DEADLINE_MS: '5000', EDGE_DATA_DIR: '/tmp', ...env,
     });
-    const conn: DbConnection = await openConnection({ url: DATABASE_URL });
-    teardown.add(() => conn.close());
-    const bus = await createNatsBus({ url: NATS_URL, subjectPrefix: `${prefix}.` });
-    teardown.add(() => bus.close());
     const service: EdgeService = createSessionService({ config, conn, bus, log: silentLogger() });
     teardown.add(() => service.stop());
     await service.start();
-    const db = createDb<any>(conn, schemaName(config, 'session'));
-    teardown.add(() => db.destroy());
     const client = createRpcClient(contracts.session(), `127.0.0.1:${service.port()}`, { deadlineMs: 5000 });
     teardown.add(() => client.close());
     return harness(world, bus, db, client, () => teardown.run());
