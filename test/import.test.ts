@@ -42,6 +42,10 @@ describe('bulk import', () => {
     const token = login.body.data.token as string;
     const services = (await f.c.http.get(`${C}/services`, { session: token, expectStatus: 200 })).body.data as Array<{ name: string }>;
     expect(services.map((s) => s.name)).toEqual(['imp-web']);
+    // Imported routers reach the policy service's read model by their created events, relayed
+    // from the identity service's outbox within its poll interval.
+    const dial = () => f.c.http.post(`${C}/sessions`, { body: { serviceId: ids.services[0], type: 'Dial' }, session: token });
+    await expect.poll(async () => (await dial()).status, { timeout: 10_000, interval: 250 }).toBe(201);
     const session = await f.c.http.post(`${C}/sessions`, { body: { serviceId: ids.services[0], type: 'Dial' }, session: token, expectStatus: 201 });
     expect(session.body.data.edgeRouters.map((e: { name: string }) => e.name)).toEqual(['imp-er']);
     // No password was given to bob.

@@ -63,6 +63,16 @@ export interface Outbox<DB = any> {
   pending(): Promise<number>;
 }
 
+/**
+ * Records an event in `trx` without a relay of this process: for writers outside the running
+ * service (the bulk import), whose events the service's relay publishes when it next looks.
+ */
+export async function enqueueEvent(trx: Kysely<any>, subject: string, data: unknown, opts?: EnqueueOptions): Promise<string> {
+  const row = newEvent(subject, data, opts);
+  await (trx as Kysely<OutboxDatabase>).insertInto('outbox').values(row).execute();
+  return row.event_id;
+}
+
 /** Creates the outbox of one service; the relay runs between `start()` and `stop()`. */
 export function createOutbox<DB = any>(opts: OutboxOptions): Outbox<DB> {
   const db = opts.db as Kysely<OutboxDatabase>;
@@ -125,11 +135,7 @@ export function createOutbox<DB = any>(opts: OutboxOptions): Outbox<DB> {
   processMetrics().watchOutbox(opts.name, () => rounds.pending());
 
   return {
-    async enqueue(trx, subject, data, enqueueOpts) {
-      const row = newEvent(subject, data, enqueueOpts);
-      await (trx as Kysely<OutboxDatabase>).insertInto('outbox').values(row).execute();
-      return row.event_id;
-    },
+    enqueue: enqueueEvent,
 
     async transaction(fn, txOpts) {
       const result = await (opts.db as Kysely<DB>).transaction().execute(fn);

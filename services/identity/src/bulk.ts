@@ -1,8 +1,10 @@
 /**
  * Bulk import of identities and edge routers straight into the identity service's schema, for
- * loading large datasets (benchmarks, seeding a new network) while the controller is stopped.
- * Rows are validated as the API validates them; no events are published and no enrollments are
- * made, so imported edge routers start unenrolled.
+ * loading large datasets (benchmarks, seeding a new network), with the controller running or
+ * stopped. Rows are validated as the API validates them. Edge routers are announced as created
+ * (through the service's outbox, published by its relay) for the services that keep a read model
+ * of them; identities are not announced (the auth service reads an identity it has not heard of
+ * from its owner once). No enrollments are made, so imported edge routers start unenrolled.
  */
 import { analyzeTables, createDb, type DbConnection } from '@edge/db';
 import { atPath } from '@edge/errors';

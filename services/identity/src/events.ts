@@ -44,7 +44,7 @@ export interface RouterEvent {
   updatedAt: string;
 }
 
-function routerPayload(r: Router, updatedAt = r.updatedAt): RouterEvent {
+export function routerPayload(r: Router, updatedAt = r.updatedAt): RouterEvent {
   return {
     id: r.id, kind: r.kind, name: r.name, roleAttributes: r.roleAttributes, disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled,
     hostname: r.hostname, cost: r.cost, noTraversal: r.noTraversal, supportedProtocols: r.supportedProtocols, appData: r.appData,

@@ -10,7 +10,8 @@ import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edg
 import type { RoleColumns } from '@edge/roles';
 import type { Json } from './domain/identity.js';
 import { routerIdentityWanted, type Router, type RouterInput, type RouterKind } from './domain/router.js';
-import { routerIdentity, type IdentityEvents } from './events.js';
+import { enqueueEvent } from '@edge/outbox';
+import { routerIdentity, routerPayload, Subjects, type IdentityEvents } from './events.js';
 import { toDomain as toIdentity, type IdentityDb } from './store.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -120,8 +121,12 @@ async function announce(trx: Kysely<IdentityDb>, events: IdentityEvents, change:
  * tunneler-enabled routers, whose identity is made one by one.
  */
 export async function insertRoutersInBulk(db: Kysely<IdentityDb>, kind: RouterKind, rows: ReadonlyArray<{ id: string; input: RouterInput }>): Promise<void> {
-  await inChunks(rows, (chunk) => db.insertInto('routers').values(chunk.map(({ id, input }) => ({ id, kind, ...toRow(input) })))
-    .execute().catch((err: unknown) => duplicateName(err, chunk[0]!.input.name)));
+  // Each router is announced as created (services keep read models of routers); the service's
+  // relay publishes the events when it next looks, now if it runs, else when it starts.
+  await inChunks(rows, (chunk) => db.transaction().execute(async (trx) => {
+    const inserted = await trx.insertInto('routers').values(chunk.map(({ id, input }) => ({ id, kind, ...toRow(input) }))).returningAll().execute();
+    for (const row of inserted) await enqueueEvent(trx, Subjects.routerCreated(kind), routerPayload(toDomain(row)));
+  }).catch((err: unknown) => duplicateName(err, chunk[0]!.input.name)));
 }
 
 /** Creates the router store over the identity service's schema; router identities are announced as identity events. */
