@@ -22,9 +22,14 @@ export interface ServiceInfra {
   db: Kysely<any>;
 }
 
-/** Sets up the infrastructure of `service` under `prefix`, each step registered with `teardown`. */
-export async function createServiceInfra(teardown: Teardown, service: ServiceName, prefix: string, env: Record<string, string> = {}): Promise<ServiceInfra> {
-  teardown.add(() => dropTestPrefix({ databaseUrl: TEST_DATABASE_URL, natsUrl: TEST_NATS_URL }, prefix));
+/**
+ * Sets up the infrastructure of `service` under `prefix`, each step registered with `teardown`;
+ * NATS at `natsUrl` (default: the local one, or a test's own server).
+ */
+export async function createServiceInfra(
+  teardown: Teardown, service: ServiceName, prefix: string, env: Record<string, string> = {}, natsUrl = TEST_NATS_URL,
+): Promise<ServiceInfra> {
+  teardown.add(() => dropTestPrefix({ databaseUrl: TEST_DATABASE_URL, natsUrl }, prefix));
   const config = loadConfig({
     EDGE_DATABASE_URL: TEST_DATABASE_URL,
     EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`,
@@ -35,7 +40,7 @@ export async function createServiceInfra(teardown: Teardown, service: ServiceNam
   });
   const conn = await openConnection({ url: TEST_DATABASE_URL });
   teardown.add(() => conn.close());
-  const bus = await createNatsBus({ url: TEST_NATS_URL, subjectPrefix: `${prefix}.` });
+  const bus = await createNatsBus({ url: natsUrl, subjectPrefix: `${prefix}.` });
   teardown.add(() => bus.close());
   const db = createDb<any>(conn, schemaName(config, service));
   teardown.add(() => db.destroy());

@@ -6,22 +6,20 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNatsBus, type Bus } from '@edge/bus';
-import { loadConfig, schemaName, type Config } from '@edge/config';
-import { createDb, openConnection, type DbConnection } from '@edge/db';
+import type { Bus } from '@edge/bus';
+import type { Config } from '@edge/config';
+import type { DbConnection } from '@edge/db';
 import { notFound } from '@edge/errors';
 import { newId } from '@edge/ids';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
-import { dropTestPrefix, testPrefix, TEST_DIR_PREFIX, withTeardown } from '@edge/testing';
+import { createServiceInfra, testPrefix, TEST_DIR_PREFIX, TEST_NATS_URL, withTeardown } from '@edge/testing';
 import { contracts, type AuthServiceClient, type IdentityServiceHandlers, type PkiServiceHandlers, type identity } from '@edge/proto';
 import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
 import { hashPassword } from '../src/domain/password.js';
 import { createAuthService } from '../src/index.js';
 
-const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const NATS_URL = process.env.EDGE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /** An identity as the stand-in identity service holds it. */
 export type FakeIdentity = identity.Identity;
@@ -129,30 +127,15 @@ export interface Harness {
  * (default: the local one). A set-up that fails half-way removes what it made; `close` removes
  * everything (schema, stream, data dir).
  */
-export async function createHarness(env: Record<string, string> = {}, prefix = testPrefix(), natsUrl = NATS_URL): Promise<Harness> {
+export async function createHarness(env: Record<string, string> = {}, prefix = testPrefix(), natsUrl = TEST_NATS_URL): Promise<Harness> {
   return withTeardown(async (teardown) => {
     const identity = await startFakeIdentityService();
     teardown.add(() => identity.server.stop(100));
     const dataDir = await mkdtemp(join(tmpdir(), `${TEST_DIR_PREFIX}${prefix}-auth-`));
     teardown.add(() => rm(dataDir, { recursive: true, force: true }));
-    teardown.add(() => dropTestPrefix({ databaseUrl: DATABASE_URL, natsUrl }, prefix));
-    const config = loadConfig({
-      EDGE_DATABASE_URL: DATABASE_URL,
-      EDGE_DATABASE_SCHEMA_PREFIX: `${prefix}_`,
-      EDGE_GRPC_LISTEN_ADDR: '127.0.0.1:0',
-      EDGE_IDENTITY_GRPC_ADDR: identity.addr,
-      EDGE_PKI_GRPC_ADDR: identity.addr,
-      EDGE_GRPC_DEADLINE_MS: '5000',
-      EDGE_DATA_DIR: dataDir,
-      EDGE_SHUTDOWN_GRACE_MS: '500',
-      ...env,
-    });
-    const conn = await openConnection({ url: DATABASE_URL });
-    teardown.add(() => conn.close());
-    const bus = await createNatsBus({ url: natsUrl, subjectPrefix: `${prefix}.` });
-    teardown.add(() => bus.close());
-    const db = createDb<any>(conn, schemaName(config, 'auth'));
-    teardown.add(() => db.destroy());
+    const { config, conn, bus, db } = await createServiceInfra(teardown, 'auth', prefix, {
+      EDGE_IDENTITY_GRPC_ADDR: identity.addr, EDGE_PKI_GRPC_ADDR: identity.addr, EDGE_GRPC_DEADLINE_MS: '5000', EDGE_DATA_DIR: dataDir, ...env,
+    }, natsUrl);
 
     return {
       config, conn, bus, db, identity, nats: { url: natsUrl, subjectPrefix: `${prefix}.` },
