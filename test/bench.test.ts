@@ -33,7 +33,7 @@ it('runs every scenario at small scale and writes the result', async () => {
     // Measured before and after the scenarios; the reference is the better run.
     expect(result.baselineRuns).toHaveLength(2);
     expect(result.baseline.requestsPerSecond).toBe(Math.max(...result.baselineRuns));
-    expect(result.scenarios.map((s: { name: string }) => s.name)).toEqual(['authenticate', 'current-identity', 'client-services', 'create-session', 'management-identities']);
+    expect(result.scenarios.map((s: { name: string }) => s.name)).toEqual(['authenticate', 'current-identity', 'client-services', 'service-updates', 'create-session', 'management-identities']);
     for (const s of result.scenarios) {
       expect({ name: s.name, valid: s.valid, errors: s.errors, statusCodes: s.statusCodes }).toMatchObject({ name: s.name, valid: true, errors: 0 });
       expect(s.ratio, s.name).toBeGreaterThan(0);
@@ -54,7 +54,7 @@ it('runs every scenario at small scale and writes the result', async () => {
     expect(result.policyPropagation.samplesMs).toHaveLength(2);
     expect(code, output).toBe(0);
     // The table names every scenario.
-    for (const name of ['baseline', 'authenticate', 'client-services', 'scrypt', 'grpc/req', 'sql/req', 'of the raw scrypt rate', 'policy change']) expect(output).toContain(name);
+    for (const name of ['baseline', 'authenticate', 'client-services', 'service-updates', 'scrypt', 'grpc/req', 'sql/req', 'of the raw scrypt rate', 'policy change']) expect(output).toContain(name);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

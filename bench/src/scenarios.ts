@@ -66,6 +66,11 @@ export function scenarios(network: Network, admin: string, clients: readonly Cli
       next: () => ({ method: 'GET', path: `${C}/services?limit=500`, headers: session(pick(clients)) }),
     },
     {
+      name: 'service-updates',
+      description: 'client GET /current-api-session/service-updates (the marker SDKs poll; digest of ~100 granted services)',
+      next: () => ({ method: 'GET', path: `${C}/current-api-session/service-updates`, headers: session(pick(clients)) }),
+    },
+    {
       name: 'create-session',
       description: 'client POST /sessions (Dial) for a granted service',
       next: () => {

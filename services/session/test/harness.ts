@@ -3,7 +3,7 @@
  * real gRPC port, with small in-test identity, policy and auth services standing in for the
  * owners of identities, grants and API sessions (the only things outside the process under
  * test). The stand-ins record what they were asked, so tests see which identities a change made
- * the service look at.
+ * the service look at, and which calls a request made.
  */
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '@edge/bus';
@@ -12,7 +12,7 @@ import { notFound } from '@edge/errors';
 import { silentLogger } from '@edge/logging';
 import { createServiceInfra, testPrefix, withTeardown } from '@edge/testing';
 import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers, type PolicyServiceHandlers, type SessionServiceClient } from '@edge/proto';
-import { createRpcClient, createRpcServer, stubHandlers, type RpcClient, type RpcServer } from '@edge/rpc';
+import { createRpcClient, createRpcServer, stubHandlers, type RequestContext, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
 import { createSessionService } from '../src/index.js';
 
@@ -31,7 +31,8 @@ export interface FakePolicy {
 /** What the stand-ins hold and what they were asked. */
 export interface World {
   identities: Map<string, { roleAttributes: string[]; disabled?: boolean }>;
-  services: Map<string, { roleAttributes: string[] }>;
+  /** Services by id; `edgeRouters`, when given, are the ones usable for it instead of {@link World.edgeRouters}. */
+  services: Map<string, { roleAttributes: string[]; edgeRouters?: string[] }>;
   policies: FakePolicy[];
   apiSessions: Set<string>;
   /** Posture checks by id: type and data. */
@@ -42,6 +43,29 @@ export interface World {
   askedIdentities: string[];
   /** GetServiceGrants calls. */
   grantCalls: number;
+  /** Every call a stand-in answered, with the request id it carried. */
+  calls: StandInCall[];
+}
+
+/** One call answered by a stand-in. */
+export interface StandInCall {
+  service: 'identity' | 'policy' | 'auth';
+  method: string;
+  requestId: string;
+}
+
+/** `handlers` recording each call they answer in `calls`. */
+function recording<H>(service: StandInCall['service'], calls: StandInCall[], handlers: H): H {
+  return new Proxy(handlers as object, {
+    get: (target, method) => {
+      const h = (target as Record<string | symbol, unknown>)[method];
+      if (typeof h !== 'function' || typeof method !== 'string') return h;
+      return (req: unknown, ctx: RequestContext) => {
+        calls.push({ service, method, requestId: ctx.requestId });
+        return (h as (req: unknown, ctx: RequestContext) => unknown)(req, ctx);
+      };
+    },
+  }) as H;
 }
 
 /** Whether `roles` under `semantic` select an entity, as libs/roles compiles them to SQL. */
@@ -57,7 +81,7 @@ const quoted = (filter: string | undefined) => [...(filter ?? '').matchAll(/"([^
 async function serve(world: World): Promise<{ addr: string; server: RpcServer }> {
   const server = createRpcServer('stand-ins', silentLogger());
   const identity = (id: string) => ({ id, name: id, roleAttributes: world.identities.get(id)!.roleAttributes, disabled: world.identities.get(id)!.disabled ?? false }) as never;
-  server.add<IdentityServiceHandlers>(contracts.identity(), stubHandlers<IdentityServiceHandlers>({
+  server.add<IdentityServiceHandlers>(contracts.identity(), recording('identity', world.calls, stubHandlers<IdentityServiceHandlers>({
     async GetIdentity(req) {
       world.askedIdentities.push(req.id);
       if (!world.identities.has(req.id)) throw notFound('identity', req.id);
@@ -74,7 +98,7 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
       const routers = req.kind === 'edge' && req.selectedBy ? world.edgeRouters.map((id) => ({ id, name: id, kind: 'edge', cost: 0 }) as never) : [];
       return { routers, meta: { totalCount: routers.length } as never };
     },
-  }));
+  })));
   /** The grant of one (identity, service), as the policy service answers it; undefined when none. */
   const grantOf = (identityId: string, roleAttributes: readonly string[], serviceId: string) => {
     const service = world.services.get(serviceId);
@@ -87,7 +111,7 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
     const postureQueries = granting.map((p) => ({ policyId: p.id, policyName: p.id, policyType: p.type, checks: checks(p.checkIds) }));
     return { identityId, serviceId, permissions: [...new Set(granting.map((p) => p.type))].sort(), postureQueries };
   };
-  server.add<PolicyServiceHandlers>(contracts.policy(), stubHandlers<PolicyServiceHandlers>({
+  server.add<PolicyServiceHandlers>(contracts.policy(), recording('policy', world.calls, stubHandlers<PolicyServiceHandlers>({
     async GetServiceGrants(req) {
       world.grantCalls++;
       const grants = req.queries.flatMap((q) => {
@@ -110,7 +134,8 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
       if (!world.services.has(req.serviceId)) throw notFound('service', req.serviceId);
       const g = grantOf(req.identityId, req.roleAttributes, req.serviceId);
       if (!g && req.grantedOnly) throw notFound('service', req.serviceId);
-      const edgeRouters = req.edgeRouters ? world.edgeRouters.map((id) => ({ id, name: id, cost: 0 })) : [];
+      const usable = world.services.get(req.serviceId)!.edgeRouters ?? world.edgeRouters;
+      const edgeRouters = req.edgeRouters ? usable.map((id) => ({ id, name: id, cost: 0 })) : [];
       return { serviceId: req.serviceId, serviceName: req.serviceId, permissions: g?.permissions ?? [], policies: g?.postureQueries ?? [], edgeRouters } as never;
     },
     async MatchServices(req) {
@@ -120,8 +145,8 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
       const services = quoted(req.query?.filter).filter((id) => world.services.has(id)).map((id) => ({ id, name: id }) as never);
       return { services, meta: { totalCount: services.length } as never };
     },
-  }));
-  server.add<AuthServiceHandlers>(contracts.auth(), stubHandlers<AuthServiceHandlers>({
+  })));
+  server.add<AuthServiceHandlers>(contracts.auth(), recording('auth', world.calls, stubHandlers<AuthServiceHandlers>({
     async GetApiSession(req) {
       if (!world.apiSessions.has(req.id)) throw notFound('apiSession', req.id);
       return { id: req.id, isMfaRequired: false, isMfaComplete: false, updatedAt: new Date().toISOString() } as never;
@@ -131,7 +156,7 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
         .map((id) => ({ id, isMfaRequired: false, isMfaComplete: false, updatedAt: new Date().toISOString() }) as never);
       return { apiSessions, meta: { totalCount: apiSessions.length } as never };
     },
-  }));
+  })));
   const port = await server.listen('127.0.0.1:0');
   server.setServing(true);
   return { addr: `127.0.0.1:${port}`, server };
@@ -159,7 +184,7 @@ export interface Harness {
 export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
   const prefix = testPrefix();
   const world: World = {
-    identities: new Map(), services: new Map(), policies: [], apiSessions: new Set(), postureChecks: new Map(), edgeRouters: [], askedIdentities: [], grantCalls: 0,
+    identities: new Map(), services: new Map(), policies: [], apiSessions: new Set(), postureChecks: new Map(), edgeRouters: [], askedIdentities: [], grantCalls: 0, calls: [],
   };
   return withTeardown(async (teardown) => {
     const fakes = await serve(world);

@@ -1,0 +1,160 @@
+/**
+ * CreateSession through the session service's gRPC interface, as the gateway calls it for
+ * `POST /sessions`: the caller is the principal in the call metadata, and the grant, its posture
+ * checks and the usable edge routers are one call to the policy service. The rules are OpenZiti's
+ * (controller/model/session_manager.go): a service not granted is not found, a grant of the other
+ * type is a field error on serviceId, a failing posture check refuses the request and records it,
+ * and no shared edge router refuses it too.
+ */
+import { randomUUID } from 'node:crypto';
+import type { session as pb } from '@edge/proto';
+import { runWithContext, type CallerPrincipal } from '@edge/rpc';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness, type StandInCall } from './harness.js';
+
+/** What one request answered, and the calls the stand-ins saw for it. */
+interface Outcome {
+  session?: pb.Session__Output;
+  error?: { code: string; fieldCause?: Record<string, unknown> };
+  calls: StandInCall[];
+}
+
+describe('CreateSession', () => {
+  let h: Harness;
+  const principal = (identityId: string, apiSessionId: string): CallerPrincipal => ({
+    identityId, name: identityId, isAdmin: false, apiSessionId, roleAttributes: ['dialers'], permissions: [], configTypes: [],
+    mfa: { required: false, complete: false },
+  });
+
+  /** Runs `fn` as one request of `who`, with its own request id. */
+  async function asCaller<T>(who: CallerPrincipal, fn: () => Promise<T>): Promise<{ value?: T; error?: Outcome['error']; calls: StandInCall[] }> {
+    const requestId = randomUUID();
+    const calls = () => h.world.calls.filter((c) => c.requestId === requestId);
+    try {
+      return { value: await runWithContext({ requestId, principal: who }, fn), calls: calls() };
+    } catch (error) {
+      return { error: error as Outcome['error'], calls: calls() };
+    }
+  }
+
+  /** Asks for a session as `who`, for its own API session and identity unless `over` says otherwise. */
+  async function create(who: CallerPrincipal, over: Partial<pb.CreateSessionRequest> = {}): Promise<Outcome> {
+    const { value, ...rest } = await asCaller(who, () => h.client.createSession({
+      apiSessionId: who.apiSessionId, identityId: who.identityId, serviceId: 'svc', type: 'Dial', tagsJson: '{}', ...over,
+    }));
+    return { session: value, ...rest };
+  }
+
+  const rowsOf = (apiSessionId: string) => h.db.selectFrom('sessions').selectAll().where('api_session_id', '=', apiSessionId).execute();
+  const count = async (table: string) => Number((await h.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const failuresOf = async (identityId: string) =>
+    (await h.client.listFailedServiceRequests({ identityId })).failedServiceRequestsJson.map((j) => JSON.parse(j) as Record<string, unknown>);
+  const servicesAsked = (calls: StandInCall[]) => calls.map((c) => `${c.service}.${c.method}`);
+
+  beforeAll(async () => {
+    h = await createHarness();
+    // The identity service knows nobody: only the principal says who the caller is.
+    h.world.services.set('svc', { roleAttributes: ['s'] });
+    h.world.services.set('svc-bind', { roleAttributes: ['b'] });
+    h.world.services.set('svc-hidden', { roleAttributes: ['h'] });
+    h.world.services.set('svc-no-routers', { roleAttributes: ['s'], edgeRouters: [] });
+    h.world.services.set('svc-os', { roleAttributes: ['os'] });
+    h.world.policies.push(
+      { id: 'dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#s'] },
+      { id: 'bind', type: 'Bind', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#b'] },
+      { id: 'os-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#os'], checkIds: ['linux'] },
+    );
+    h.world.postureChecks.set('linux', { typeId: 'OS', data: { operatingSystems: [{ type: 'Linux', versions: ['>=5.0'] }] } });
+    h.world.edgeRouters.push('er-1', 'er-2');
+  });
+  afterAll(async () => h?.close());
+
+  it('creates a Dial session with the edge routers of the grant, for the caller the principal names', async () => {
+    const ann = principal('ann', 'api-ann');
+    const { session, error, calls } = await create(ann, { tagsJson: '{"team":"blue"}' });
+    expect(error).toBeUndefined();
+    expect(session).toMatchObject({
+      apiSessionId: 'api-ann', identityId: 'ann', serviceId: 'svc', serviceName: 'svc', type: 'Dial', servicePolicyIds: ['dial'], tagsJson: '{"team":"blue"}',
+    });
+    expect(session!.token).not.toBe('');
+    expect(session!.edgeRouters.map((r) => r.id)).toEqual(['er-1', 'er-2']);
+    // One call to the policy service, none to the auth or identity service.
+    expect(servicesAsked(calls)).toEqual(['policy.GetServiceAccess']);
+    const rows = await rowsOf('api-ann');
+    expect(rows).toMatchObject([{ id: session!.id, token: session!.token, identity_id: 'ann', service_id: 'svc', type: 'Dial', service_policy_ids: ['dial'], tags: { team: 'blue' } }]);
+  });
+
+  it('returns the existing session for the same API session, service and type, and a new one for another API session', async () => {
+    const bob = principal('bob', 'api-bob');
+    const first = await create(bob);
+    const again = await create(bob);
+    expect(again.error).toBeUndefined();
+    expect(again.session).toMatchObject({ id: first.session!.id, token: first.session!.token });
+    expect(again.session!.edgeRouters.map((r) => r.id)).toEqual(['er-1', 'er-2']);
+    expect(await rowsOf('api-bob')).toHaveLength(1);
+
+    const other = await create(principal('bob', 'api-bob-2'));
+    expect(other.session!.id).not.toBe(first.session!.id);
+    expect(await rowsOf('api-bob-2')).toHaveLength(1);
+  });
+
+  it('answers a service no policy grants as not found, and a grant of the other type as a field error on serviceId', async () => {
+    const cid = principal('cid', 'api-cid');
+    const hidden = await create(cid, { serviceId: 'svc-hidden' });
+    expect(hidden.error).toMatchObject({ code: 'NOT_FOUND' });
+    const bindOnly = await create(cid, { serviceId: 'svc-bind', type: 'Dial' });
+    expect(bindOnly.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'serviceId', reason: 'service not found', value: 'svc-bind' } });
+    expect([...hidden.calls, ...bindOnly.calls].filter((c) => c.service !== 'policy')).toEqual([]);
+    expect(await rowsOf('api-cid')).toEqual([]);
+    expect(await failuresOf('cid')).toEqual([]);
+    // The grant it has is usable.
+    expect((await create(cid, { serviceId: 'svc-bind', type: 'Bind' })).session).toMatchObject({ serviceId: 'svc-bind', type: 'Bind', servicePolicyIds: ['bind'] });
+  });
+
+  it('refuses a granted service no edge router serves with NO_EDGE_ROUTERS_AVAILABLE', async () => {
+    const dee = principal('dee', 'api-dee');
+    const { error } = await create(dee, { serviceId: 'svc-no-routers' });
+    expect(error).toMatchObject({ code: 'NO_EDGE_ROUTERS_AVAILABLE' });
+    expect(await rowsOf('api-dee')).toEqual([]);
+  });
+
+  it('refuses a request whose posture fails with INVALID_POSTURE, records the failure, and creates once the posture passes', async () => {
+    const eve = principal('eve', 'api-eve');
+    const report = (os: { type: string; version: string }) => asCaller(eve, () => h.client.submitPostureResponses({
+      apiSessionId: 'api-eve', identityId: 'eve', responsesJson: [JSON.stringify({ id: 'linux', typeId: 'OS', ...os })], bulk: false,
+    }));
+    expect((await report({ type: 'Windows', version: '10.0.19041' })).error).toBeUndefined();
+
+    const refused = await create(eve, { serviceId: 'svc-os' });
+    expect(refused.error).toMatchObject({ code: 'INVALID_POSTURE', fieldCause: { data: { 'os-dial': [{ id: 'linux', typeId: 'OS', isPassing: false }] } } });
+    // The posture data and the MFA state come from this service and the principal.
+    expect(refused.calls.filter((c) => c.service !== 'policy')).toEqual([]);
+    expect(await rowsOf('api-eve')).toEqual([]);
+    expect(await failuresOf('eve')).toMatchObject([{
+      apiSessionId: 'api-eve', serviceId: 'svc-os', serviceName: 'svc-os', sessionType: 'Dial',
+      policyFailures: [{
+        policyId: 'os-dial',
+        checks: [{ postureCheckId: 'linux', postureCheckType: 'OS', actualValue: { type: 'Windows', version: '10.0.19041' }, expectedValue: [{ type: 'Linux', versions: ['>=5.0'] }] }],
+      }],
+    }]);
+
+    expect((await report({ type: 'Linux', version: '6.1' })).error).toBeUndefined();
+    const created = await create(eve, { serviceId: 'svc-os' });
+    expect(created.session).toMatchObject({ serviceId: 'svc-os', servicePolicyIds: ['os-dial'] });
+    expect(await rowsOf('api-eve')).toHaveLength(1);
+    expect(await failuresOf('eve')).toHaveLength(1);
+  });
+
+  it('refuses a request without a serviceId or with an unknown type as a field error, asking nobody and writing nothing', async () => {
+    const fay = principal('fay', 'api-fay');
+    const before = { sessions: await count('sessions'), failures: await count('failed_service_requests') };
+    const noService = await create(fay, { serviceId: '' });
+    expect(noService.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'serviceId', reason: 'is required' } });
+    const badType = await create(fay, { type: 'Connect' });
+    expect(badType.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'type', value: 'Connect' } });
+    const badTags = await create(fay, { tagsJson: '[1]' });
+    expect(badTags.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'tags' } });
+    expect([...noService.calls, ...badType.calls, ...badTags.calls]).toEqual([]);
+    expect({ sessions: await count('sessions'), failures: await count('failed_service_requests') }).toEqual(before);
+  });
+});
