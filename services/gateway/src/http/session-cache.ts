@@ -62,6 +62,14 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 5_000) {
       pending.set(k, flight);
       return flight;
     },
+    /**
+     * Drops every principal of the identity this replica holds, for a change the caller made to
+     * its own authenticators or MFA: its next request here sees it at once (other replicas learn
+     * it from the auth service's event).
+     */
+    forgetIdentity(identityId: string) {
+      dropWhere((p) => p.apiSession?.identityId === identityId);
+    },
     forget(token: string) {
       pending.clear();
       const k = key(token);
