@@ -11,6 +11,7 @@ const EMBEDDED_E2E = [
   'test/client/token-enrollment.test.ts',
   'test/client/ca-enrollment.test.ts',
   'test/client/mfa.test.ts',
+  'test/client/current-identity.test.ts',
   'test/client/session.test.ts',
   'test/client/sessions.test.ts',
   'test/client/services.test.ts',

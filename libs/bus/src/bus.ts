@@ -56,6 +56,12 @@ export interface Bus {
    * recently is dropped (an event published again after a lost ack).
    */
   subscribe<T>(subject: string, handler: Handler<T>): Promise<Subscription>;
+  /**
+   * Calls `listener` each time the connection to the bus came back after it was lost: broadcasts
+   * published meanwhile were not delivered, so caches kept by broadcast invalidation must start
+   * over. The in-process bus never loses its connection.
+   */
+  onReconnect(listener: () => void): void;
   /** Stops every subscription (waiting for running handlers) and disconnects. */
   close(): Promise<void>;
 }

@@ -163,6 +163,10 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
       } satisfies Subscription;
     },
 
+    onReconnect() {
+      // Nothing between publisher and subscriber can be lost.
+    },
+
     async close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);

@@ -34,7 +34,7 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
   const prefix = opts.subjectPrefix ?? '';
   const log = opts.log;
   const nc = await connect({ servers: opts.url.split(','), name: opts.name, maxReconnectAttempts: -1 });
-  const link = { connected: true };
+  const link = { connected: true, reconnected: new Set<() => void>() };
   void watchStatus(nc, link, log);
   const jsm = await nc.jetstreamManager();
   const js = nc.jetstream();
@@ -104,7 +104,12 @@ export async function createNatsBus(opts: NatsBusOptions): Promise<Bus> {
       });
     },
 
+    onReconnect(listener) {
+      link.reconnected.add(listener);
+    },
+
     async close() {
+      link.reconnected.clear();
       await Promise.all([...subscriptions].map((s) => s.unsubscribe()));
       if (!nc.isClosed()) await nc.drain();
     },
@@ -164,10 +169,13 @@ function encode(data: unknown): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(data ?? null));
 }
 
-async function watchStatus(nc: NatsConnection, link: { connected: boolean }, log?: Logger): Promise<void> {
+async function watchStatus(nc: NatsConnection, link: { connected: boolean; reconnected: Set<() => void> }, log?: Logger): Promise<void> {
   for await (const s of nc.status()) {
     if (s.type === 'disconnect') link.connected = false;
-    else if (s.type === 'reconnect') link.connected = true;
+    else if (s.type === 'reconnect') {
+      link.connected = true;
+      for (const listener of link.reconnected) listener();
+    }
     if (s.type === 'disconnect' || s.type === 'error') log?.warn({ status: s.type, data: s.data }, 'nats connection');
     else if (s.type === 'reconnect') log?.info({ data: s.data }, 'nats reconnected');
   }

@@ -65,6 +65,7 @@ export function createInbox(database: Kysely<any>, opts: InboxOptions = {}): Inb
         publish: (subject, data, headers) => bus.publish(subject, data, headers),
         consume: (group, subject, handler, consumeOpts) => bus.consume(group, subject, once(durableName(group, subject), handler), consumeOpts),
         subscribe: (subject, handler) => bus.subscribe(subject, handler),
+        onReconnect: (listener) => bus.onReconnect(listener),
         close: () => bus.close(),
       };
     },

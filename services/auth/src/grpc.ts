@@ -115,12 +115,13 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
       const policy = await deps.policies.forIdentity(identity.authPolicyId);
       const current = requiresTotp(policy) && !session.isMfaRequired ? { ...session, isMfaRequired: true } : session;
       const apiSession = toProtoApiSession(current, identity, timeoutMinutes);
-      const pending = await deps.secondaryExtJwt(identity, policy, req.bearerToken);
+      const [pending, summaries] = await Promise.all([deps.secondaryExtJwt(identity, policy, req.bearerToken), store.authSummariesOf([identity.id])]);
       if (pending) apiSession.authQueries = [...(apiSession.authQueries ?? []), { typeId: 'EXT-JWT', provider: 'url', httpUrl: pending.externalAuthUrl ?? '', httpMethod: 'GET', format: '', minLength: 0, maxLength: 0 }];
       return {
         apiSession, isAdmin: identity.isAdmin || identity.isDefaultAdmin, isDefaultAdmin: identity.isDefaultAdmin, isExtJwtPending: pending !== undefined,
         permissions: identity.permissions, roleAttributes: identity.roleAttributes,
         mfaPassedAt: current.isMfaRequired && current.isMfaComplete ? current.updatedAt.toISOString() : '',
+        authSummary: toProtoSummary(summaries[0]!),
       };
     },
     async CheckIntegrity(req) {

@@ -97,7 +97,7 @@ export function registerRoutes(app: FastifyInstance, config: Config, clients: Cl
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
     registerSessionRoutes(route, base, clients, cache);
     registerMfaRoutes(route, base, clients, cache);
-    registerCurrentAuthenticatorRoutes(route, base, clients);
+    registerCurrentAuthenticatorRoutes(route, base, clients, cache);
     registerControllerRoutes(route, base, clients);
     registerNetworkJwtRoutes(route, base, clients);
   }

@@ -9,13 +9,15 @@ function authStandIn() {
   const calls: string[] = [];
   let gate: Promise<void> | undefined;
   let open = () => {};
-  const identities: Record<string, string> = { 'token-a': 'identity-a', 'token-b': 'identity-b' };
+  const identities: Record<string, string> = { 'token-a': 'identity-a', 'token-b': 'identity-b', 'token-brief': 'identity-brief' };
+  // An API session that expires a moment after it is validated.
+  const expiresAt = (token: string) => (token === 'token-brief' ? new Date(Date.now() + 100).toISOString() : new Date(Date.now() + 1_800_000).toISOString());
   const clients = {
     auth: {
       async validateSession({ token }: { token: string }): Promise<Principal> {
         calls.push(token);
         if (gate) await gate;
-        return { apiSession: { id: `session-of-${token}`, identityId: identities[token]! }, roleAttributes: [] } as unknown as Principal;
+        return { apiSession: { id: `session-of-${token}`, identityId: identities[token]!, expiresAt: expiresAt(token) }, roleAttributes: [] } as unknown as Principal;
       },
     },
   } as unknown as Clients;
@@ -95,5 +97,42 @@ describe('session cache', () => {
     await Promise.all([before, after]);
     await cache.resolve('token-a');
     expect(auth.calls).toEqual(['token-a', 'token-a']);
+  });
+
+  it('drops every principal when the connection to the bus comes back, since events may have been missed', async () => {
+    const reconnected: Array<() => void> = [];
+    const flaky: Bus = { ...bus, onReconnect: (listener) => { reconnected.push(listener); } };
+    const own = createSessionCache(auth.clients, flaky);
+    await own.start();
+    try {
+      await own.resolve('token-a');
+      await own.resolve('token-a');
+      expect(auth.calls).toEqual(['token-a']);
+      for (const listener of reconnected) listener();
+      await own.resolve('token-a');
+      expect(auth.calls).toEqual(['token-a', 'token-a']);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('serves a principal no longer than its API session lasts', async () => {
+    await cache.resolve('token-brief');
+    await cache.resolve('token-brief');
+    expect(auth.calls).toEqual(['token-brief']);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await cache.resolve('token-brief');
+    expect(auth.calls).toEqual(['token-brief', 'token-brief']);
+  });
+
+  it('forgets a token with the answers it had with a bearer JWT, and nothing of other tokens', async () => {
+    await cache.resolve('token-a');
+    await cache.resolve('token-a', 'a-bearer-jwt');
+    await cache.resolve('token-b');
+    cache.forget('token-a');
+    await cache.resolve('token-a');
+    await cache.resolve('token-a', 'a-bearer-jwt');
+    await cache.resolve('token-b');
+    expect(auth.calls).toEqual(['token-a', 'token-a', 'token-b', 'token-a', 'token-a']);
   });
 });

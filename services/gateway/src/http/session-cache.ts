@@ -1,8 +1,10 @@
 /**
- * Resolves `zt-session` tokens to principals through the auth service, caching answers for a
- * few seconds. Cached entries are dropped as soon as an event says the API session or its
- * identity changed (logout, MFA completed or removed, demotion, disabling, a rename or new role
- * attributes), so none of these is served from cache.
+ * Resolves `zt-session` tokens to principals through the auth service, caching answers for up to
+ * a minute, never past the API session's expiry. Cached entries are dropped as soon as an event
+ * says the API session or its identity changed (logout, MFA completed or removed, demotion,
+ * disabling, a rename or new role attributes, authenticators), so none of these is served from
+ * cache; when the connection to the bus comes back after a loss (events may have been missed)
+ * every entry is dropped. The lifetime only bounds what an event lost otherwise would leave.
  *
  * Requests that miss on the same token at once share one validation. A validation still under
  * way when such an event arrives serves only the requests that came before the event and is not
@@ -24,18 +26,58 @@ interface Entry {
 
 const MAX_ENTRIES = 50_000;
 
+/** Until when a principal may be served from cache: `ttlMs` from now, and not past its session's expiry. */
+function cachedUntil(principal: Principal, ttlMs: number): number {
+  const until = Date.now() + ttlMs;
+  const expires = Date.parse(principal.apiSession?.expiresAt ?? '');
+  return Number.isFinite(expires) ? Math.min(until, expires) : until;
+}
+
 /** The cache of token → principal, with event-driven invalidation. */
-export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 5_000) {
+export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 60_000) {
   const byToken = new Map<string, Entry>();
+  /**
+   * The cache keys of each token (`t:<key>`, its bearer variants included), API session (`s:<id>`)
+   * and identity (`i:<id>`), so an event drops its entries without a scan.
+   */
+  const keysOf = new Map<string, Set<string>>();
   /** Validations under way, by cache key; emptied by every invalidation. */
   const pending = new Map<string, Promise<Principal>>();
   const subs: Subscription[] = [];
   const key = (token: string) => createHash('sha256').update(token).digest('base64url');
+  const owners = (e: Entry) => [`t:${e.tokenKey}`, `s:${e.principal.apiSession?.id ?? ''}`, `i:${e.principal.apiSession?.identityId ?? ''}`];
 
-  const dropWhere = (pred: (p: Principal) => boolean) => {
-    pending.clear();
-    for (const [k, e] of byToken) if (pred(e.principal)) byToken.delete(k);
+  const put = (k: string, e: Entry) => {
+    remove(k);
+    byToken.set(k, e);
+    for (const o of owners(e)) {
+      let keys = keysOf.get(o);
+      if (!keys) keysOf.set(o, (keys = new Set()));
+      keys.add(k);
+    }
   };
+  function remove(k: string) {
+    const e = byToken.get(k);
+    if (!e) return;
+    byToken.delete(k);
+    for (const o of owners(e)) {
+      const keys = keysOf.get(o);
+      keys?.delete(k);
+      if (keys?.size === 0) keysOf.delete(o);
+    }
+  }
+  /** Drops the entries of a token, API session or identity (and every validation under way). */
+  const drop = (owner: string) => {
+    pending.clear();
+    for (const k of [...(keysOf.get(owner) ?? [])]) remove(k);
+  };
+  const dropAll = () => {
+    pending.clear();
+    byToken.clear();
+    keysOf.clear();
+  };
+  const dropSession = (id: string) => drop(`s:${id}`);
+  const dropIdentity = (id: string) => drop(`i:${id}`);
 
   return {
     /** The principal of a token; throws the auth service's UNAUTHORIZED when it is not valid. */
@@ -51,8 +93,8 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 5_000) {
         .then((principal) => {
           // Cached only when no invalidation came meanwhile (it would have emptied `pending`).
           if (pending.get(k) === flight) {
-            if (byToken.size >= MAX_ENTRIES) byToken.delete(byToken.keys().next().value!);
-            byToken.set(k, { principal, until: Date.now() + ttlMs, tokenKey: key(token) });
+            if (byToken.size >= MAX_ENTRIES) remove(byToken.keys().next().value!);
+            put(k, { principal, until: cachedUntil(principal, ttlMs), tokenKey: key(token) });
           }
           return principal;
         })
@@ -62,29 +104,37 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 5_000) {
       pending.set(k, flight);
       return flight;
     },
+    /**
+     * Drops every principal of the identity this replica holds, for a change the caller made to
+     * its own authenticators or MFA: its next request here sees it at once (other replicas learn
+     * it from the auth service's event).
+     */
+    forgetIdentity(identityId: string) {
+      dropIdentity(identityId);
+    },
     forget(token: string) {
-      pending.clear();
-      const k = key(token);
-      // Entries of the same session resolved with a bearer JWT go too.
-      for (const [entryKey, e] of byToken) if (e.tokenKey === k) byToken.delete(entryKey);
+      // Entries of the same token resolved with a bearer JWT go too.
+      drop(`t:${key(token)}`);
     },
     async start() {
+      bus.onReconnect(dropAll);
       subs.push(
-        await bus.subscribe<{ id: string }>('edge.auth.api-session.*', async (m) => dropWhere((p) => p.apiSession?.id === m.data.id)),
-        await bus.subscribe<{ identityId: string }>('edge.auth.mfa.*', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.identityId)),
-        await bus.subscribe<{ id: string }>('edge.identity.identity.*', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.id)),
-        // The auth service's read model of the identity took a change (name, admin, role
-        // attributes...): principals resolved before it could answer with it go again.
-        await bus.subscribe<{ identityId: string }>('edge.auth.principal.updated', async (m) => dropWhere((p) => p.apiSession?.identityId === m.data.identityId)),
+        // A new API session changes no cached principal.
+        await bus.subscribe<{ id: string }>('edge.auth.api-session.updated', async (m) => dropSession(m.data.id)),
+        await bus.subscribe<{ id: string }>('edge.auth.api-session.deleted', async (m) => dropSession(m.data.id)),
+        await bus.subscribe<{ identityId: string }>('edge.auth.mfa.*', async (m) => dropIdentity(m.data.identityId)),
+        await bus.subscribe<{ id: string }>('edge.identity.identity.*', async (m) => dropIdentity(m.data.id)),
+        // The auth service's read model of the identity, or its authenticators, took a change
+        // (name, admin, role attributes, usernames...): principals resolved before it go again.
+        await bus.subscribe<{ identityId: string }>('edge.auth.principal.updated', async (m) => dropIdentity(m.data.identityId)),
         // A policy or signer decides for many identities at once; such changes are rare.
-        await bus.subscribe('edge.auth.auth-policy.*', async () => dropWhere(() => true)),
-        await bus.subscribe('edge.auth.external-jwt-signer.*', async () => dropWhere(() => true)),
+        await bus.subscribe('edge.auth.auth-policy.*', async () => dropAll()),
+        await bus.subscribe('edge.auth.external-jwt-signer.*', async () => dropAll()),
       );
     },
     async stop() {
       await Promise.all(subs.splice(0).map((s) => s.unsubscribe()));
-      pending.clear();
-      byToken.clear();
+      dropAll();
     },
   };
 }

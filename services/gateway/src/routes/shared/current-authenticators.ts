@@ -7,6 +7,7 @@ import { parseBody, z } from '@edge/schemas';
 import type { Clients } from '../../clients.js';
 import { clientCertPem } from '../../http/client-cert.js';
 import type { Router } from '../../http/route.js';
+import type { SessionCache } from '../../http/session-cache.js';
 import { changeMask, renderAuthenticator, toUpdate } from '../management/authenticators/map.js';
 import { authenticatorPatchWithCurrent, authenticatorUpdateWithCurrent } from '../management/authenticators/schemas.js';
 import { listBody, listQuery } from './list.js';
@@ -18,8 +19,11 @@ const identityExtendEnrollmentRequest = z.object({ clientCertCsr: z.string().max
 /** `identityExtendValidateEnrollmentRequest`. */
 const identityExtendValidateEnrollmentRequest = z.object({ clientCert: z.string().max(64_000) });
 
-/** Registers the caller's authenticator routes under one API's base path. */
-export function registerCurrentAuthenticatorRoutes(route: Router, base: string, clients: Clients): void {
+/**
+ * Registers the caller's authenticator routes under one API's base path. A change drops the
+ * caller's cached principals here, which carry its authenticators (current-identity).
+ */
+export function registerCurrentAuthenticatorRoutes(route: Router, base: string, clients: Clients, cache: SessionCache): void {
   const url = `${base}/current-identity/authenticators`;
   const id = (req: { params: unknown }) => (req.params as Params).id;
 
@@ -36,6 +40,7 @@ export function registerCurrentAuthenticatorRoutes(route: Router, base: string, 
   route('PUT', `${url}/:id`, 'session', async (req, principal) => {
     const b = parseBody(authenticatorUpdateWithCurrent, req.body);
     await clients.auth.updateAuthenticator(toUpdate(id(req), b, changeMask(b, true), principal!.apiSession!.identityId));
+    cache.forgetIdentity(principal!.apiSession!.identityId);
     return { body: empty() };
   }, { body: authenticatorUpdateWithCurrent });
 
@@ -50,6 +55,7 @@ export function registerCurrentAuthenticatorRoutes(route: Router, base: string, 
   route('POST', `${url}/:id/extend-verify`, 'session', async (req, principal) => {
     const b = parseBody(identityExtendValidateEnrollmentRequest, req.body);
     await clients.auth.verifyExtendCertAuthenticator({ identityId: principal!.apiSession!.identityId, id: id(req), clientCertPem: b.clientCert });
+    cache.forgetIdentity(principal!.apiSession!.identityId);
     return { body: empty() };
   }, { body: identityExtendValidateEnrollmentRequest });
 
@@ -57,6 +63,7 @@ export function registerCurrentAuthenticatorRoutes(route: Router, base: string, 
     const b = parseBody(authenticatorPatchWithCurrent, req.body);
     const mask = changeMask(req.body as Record<string, unknown>, false).filter((f) => f !== 'currentPassword');
     await clients.auth.updateAuthenticator(toUpdate(id(req), b, mask, principal!.apiSession!.identityId));
+    cache.forgetIdentity(principal!.apiSession!.identityId);
     return { body: empty() };
   }, { body: authenticatorPatchWithCurrent });
 }

@@ -60,6 +60,7 @@ export function registerMfaRoutes(route: Router, base: string, clients: Clients,
 
   route('DELETE', url, 'session', async (req, principal) => {
     await clients.auth.deleteMfa({ apiSessionId: apiSessionId(principal), code: headerOrBodyCode(req) });
+    cache.forgetIdentity(principal!.apiSession!.identityId);
     return { body: empty() };
   });
 
@@ -71,7 +72,8 @@ export function registerMfaRoutes(route: Router, base: string, clients: Clients,
   route('POST', `${url}/verify`, 'partial', async (req, principal) => {
     const { code } = parseBody(mfaCode, req.body);
     await clients.auth.verifyMfa({ apiSessionId: apiSessionId(principal), code });
-    cache.forget(sessionToken(req)!);
+    // Every session of the identity now has MFA enabled (current-identity), this one passed it.
+    cache.forgetIdentity(principal!.apiSession!.identityId);
     return { body: empty() };
   }, { body: mfaCode });
 

@@ -68,12 +68,14 @@ export function registerSessionRoutes(route: Router, base: string, clients: Clie
     return { body: empty() };
   });
 
+  // The authenticators and MFA state come with the principal (the auth service announces their
+  // changes); a principal from an auth service that does not send them is answered by asking it.
   route('GET', `${base}/current-identity`, 'session', async (_req, principal) => {
     const id = principal!.apiSession!.identityId;
-    const [identity, summaries] = await Promise.all([
+    const [identity, summary] = await Promise.all([
       clients.identity.getIdentity({ id }),
-      clients.auth.getIdentityAuthSummaries({ identityIds: [id] }),
+      principal!.authSummary ?? clients.auth.getIdentityAuthSummaries({ identityIds: [id] }).then((r) => r.summaries[0]),
     ]);
-    return { body: ok(renderIdentity(identity, summaries.summaries[0])) };
+    return { body: ok(renderIdentity(identity, summary)) };
   });
 }
