@@ -90,13 +90,13 @@ export function createSessionRecords(db: Kysely<SessionDb>) {
       return r && toDomain(r);
     },
 
-    /** Inserts a session; a concurrent twin wins and is returned instead. */
+    /** Inserts a session in one statement; a concurrent twin wins and is returned instead. */
     async create(s: Omit<Session, 'createdAt' | 'updatedAt'>): Promise<Session> {
-      await db.insertInto('sessions').values({
+      const inserted = await db.insertInto('sessions').values({
         id: s.id, token: s.token, api_session_id: s.apiSessionId, identity_id: s.identityId, service_id: s.serviceId,
         service_name: s.serviceName, type: s.type, service_policy_ids: s.servicePolicyIds, tags: JSON.stringify(s.tags),
-      }).onConflict((oc) => oc.columns(['api_session_id', 'service_id', 'type']).doNothing()).execute();
-      return (await this.findExisting(s.apiSessionId, s.serviceId, s.type))!;
+      }).onConflict((oc) => oc.columns(['api_session_id', 'service_id', 'type']).doNothing()).returningAll().executeTakeFirst();
+      return inserted ? toDomain(inserted) : (await this.findExisting(s.apiSessionId, s.serviceId, s.type))!;
     },
 
     async get(id: string, identityId = ''): Promise<Session | undefined> {

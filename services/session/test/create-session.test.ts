@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { session as pb } from '@edge/proto';
 import { runWithContext, type CallerPrincipal } from '@edge/rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSessionRecords } from '../src/session-store.js';
 import { createHarness, type Harness, type StandInCall } from './harness.js';
 
 /** What one request answered, and the calls the stand-ins saw for it. */
@@ -156,5 +157,19 @@ describe('CreateSession', () => {
     expect(badTags.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'tags' } });
     expect([...noService.calls, ...badType.calls, ...badTags.calls]).toEqual([]);
     expect({ sessions: await count('sessions'), failures: await count('failed_service_requests') }).toEqual(before);
+  });
+
+  it('writes a new session in one statement, and answers a concurrent twin with the stored one', async () => {
+    const ran: string[] = [];
+    const logged = h.db.withPlugin({ transformQuery: (a) => a.node, transformResult: async (a) => { ran.push('statement'); return a.result; } });
+    const records = createSessionRecords(logged);
+    const fields = { apiSessionId: 'api-twin', identityId: 'twin', serviceId: 'svc', serviceName: 'svc', type: 'Dial' as const, servicePolicyIds: ['dial'], tags: {} };
+    const first = await records.create({ id: 'twin-1', token: 'token-1', ...fields });
+    expect(ran).toHaveLength(1);
+    ran.length = 0;
+    const twin = await records.create({ id: 'twin-2', token: 'token-2', ...fields });
+    expect(twin).toMatchObject({ id: 'twin-1', token: first.token });
+    expect(ran).toHaveLength(2);
+    expect(await rowsOf('api-twin')).toHaveLength(1);
   });
 });
