@@ -1,0 +1,247 @@
+/**
+ * The gateway's own cost per request: its real HTTP layer (fastify setup, hooks, the route
+ * helper, access log, metrics, tracing as a process without an exporter has it) serving
+ * `GET /edge/client/v1/current-identity`, with the services replaced by in-process stand-ins
+ * answering a fixed principal and identity, next to a bare fastify HTTPS server with the same
+ * TLS setup and a trivial route, measured in the same run.
+ *
+ *   node bench/dist/gateway-overhead.js [--seconds 5] [--rounds 3] [--connections 16]
+ *                                       [--log-level warn] [--same-body] [--prof <dir>]
+ *
+ * Each server runs in a child process of its own, so the load generator does not share its
+ * thread; rounds alternate between the two and medians are reported, with the CPU time the
+ * server process spent per request (user + system, from /proc). `--prof` writes CPU profiles
+ * of both servers into `<dir>` (`gateway.cpuprofile`, `bare.cpuprofile`; open them in Chrome
+ * DevTools or speedscope).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { createMemoryBus } from '@edge/bus';
+import { loadConfig } from '@edge/config';
+import { createLogger, type Logger } from '@edge/logging';
+import { startTelemetry } from '@edge/telemetry';
+import { selfSigned } from './self-signed.js';
+
+const PATH = '/edge/client/v1/current-identity';
+const TOKEN = 'bench-session-token';
+const SELF = fileURLToPath(import.meta.url);
+
+type Kind = 'bare' | 'gateway';
+
+/** The HTTPS options the gateway listens with (services/gateway/src/http/app.ts). */
+async function tlsOptions(name: string) {
+  const { cert, key } = await selfSigned(name);
+  return { cert, key, ca: cert, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' as const };
+}
+
+/** A trivial route, or one answering `body` (the gateway's own answer, with --same-body). */
+async function bareServer(body: unknown): Promise<FastifyInstance> {
+  const app = Fastify({ https: await tlsOptions('edge-bench-bare'), logger: false });
+  const answer = body ?? { data: { id: 'bench-identity', name: 'bench' }, meta: {} };
+  app.get(PATH, async () => answer);
+  return app as unknown as FastifyInstance;
+}
+
+/** What the stand-in services answer: one API session of a non-admin identity, and that identity. */
+function standIns() {
+  const now = new Date().toISOString();
+  const expiresAt = new Date(Date.now() + 24 * 3_600_000).toISOString();
+  const apiSession = {
+    id: 'bench-api-session', token: '', identityId: 'bench-identity', identityName: 'bench', authenticatorId: 'bench-authenticator',
+    configTypes: [], ipAddress: '127.0.0.1', isMfaRequired: false, isMfaComplete: false, isCertExtendable: false,
+    lastActivityAt: now, expiresAt, expirationSeconds: 86_400, tagsJson: '{}', createdAt: now, updatedAt: now, isAdmin: false,
+    authQueries: [], isCertExtendRequested: false, isCertKeyRollRequested: false,
+  };
+  const principal = { apiSession, isAdmin: false, isDefaultAdmin: false, isExtJwtPending: false, permissions: [], roleAttributes: ['bench'], mfaPassedAt: '' };
+  const identity = {
+    id: 'bench-identity', name: 'bench', typeId: 'Default', isAdmin: false, isDefaultAdmin: false, roleAttributes: ['bench'],
+    tagsJson: '{"team":"bench"}', appDataJson: '{}', defaultHostingCost: 0, defaultHostingPrecedence: 'default',
+    serviceHostingCosts: {}, serviceHostingPrecedences: {}, authPolicyId: 'default', disabled: false,
+    envInfoJson: '{"os":"linux","arch":"x64"}', sdkInfoJson: '{"type":"ziti-sdk-c","version":"1.0.0"}', permissions: [],
+    createdAt: now, updatedAt: now,
+  };
+  const summary = { identityId: 'bench-identity', updbId: 'bench-authenticator', updbUsername: 'bench', hasApiSession: true, isMfaEnabled: false };
+  const services: Record<string, Record<string, (req: unknown) => Promise<unknown>>> = {
+    auth: {
+      validateSession: async () => principal,
+      getIdentityAuthSummaries: async () => ({ summaries: [summary] }),
+    },
+    identity: { getIdentity: async () => identity },
+  };
+  // Any other call fails loudly: the scenario is not what it claims to be.
+  return new Proxy({}, {
+    get: (_t, service) => new Proxy(services[String(service)] ?? {}, {
+      get: (calls, method) => calls[String(method)] ?? (async () => { throw new Error(`no stand-in for ${String(service)}.${String(method)}`); }),
+    }),
+  });
+}
+
+/** The parts of the gateway the harness assembles, as built in services/gateway/dist. */
+interface GatewayParts {
+  createApp(tls: { cert: string; key: string; ca: string }, log: Logger, corsAllowedOrigins: readonly string[]): FastifyInstance;
+  installInstanceId(app: FastifyInstance, id: string): void;
+  instanceId(caPem: string, version: string): string;
+  registerRoutes(app: FastifyInstance, config: ReturnType<typeof loadConfig>, clients: unknown, cache: unknown): unknown;
+  createSessionCache(clients: unknown, bus: unknown): { start(): Promise<void> };
+  VERSION: string;
+}
+
+async function gatewayParts(): Promise<GatewayParts> {
+  const load = (file: string) => import(new URL(`../../services/gateway/dist/${file}`, import.meta.url).href) as Promise<Partial<GatewayParts>>;
+  const parts = await Promise.all(['http/app.js', 'http/instance-id.js', 'gateway.js', 'http/session-cache.js', 'routes/root.js'].map(load));
+  return Object.assign({}, ...parts) as GatewayParts;
+}
+
+/** The gateway as createGateway assembles it (gateway.ts), the services replaced by stand-ins. */
+async function gatewayServer(logLevel: string): Promise<FastifyInstance> {
+  // As the gateway process starts it without an exporter: propagation and context, no spans kept.
+  startTelemetry({ serviceName: 'gateway' });
+  const gw = await gatewayParts();
+  const config = loadConfig({});
+  const { cert, key } = await selfSigned('edge-bench-gateway');
+  // Lines are serialized as in production and then dropped.
+  const log = createLogger({ level: logLevel, format: 'json', destination: { write: () => true } }).child({ service: 'gateway' });
+  const clients = standIns();
+  const cache = gw.createSessionCache(clients, createMemoryBus());
+  await cache.start();
+  const app = gw.createApp({ cert, key, ca: cert }, log, config.http.corsAllowedOrigins);
+  gw.installInstanceId(app, gw.instanceId(cert, gw.VERSION));
+  gw.registerRoutes(app, config, clients, cache);
+  return app;
+}
+
+/** Child: serves one kind on a free port, prints `ready <port>`, exits on SIGTERM (writing its profile). */
+async function serve(kind: Kind, arg: string): Promise<void> {
+  const app = kind === 'bare' ? await bareServer(arg ? JSON.parse(arg) : undefined) : await gatewayServer(arg);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  process.on('SIGTERM', () => void app.close().finally(() => process.exit(0)));
+  process.stdout.write(`ready ${(app.server.address() as { port: number }).port}\n`);
+}
+
+interface Server {
+  kind: Kind;
+  child: ChildProcess;
+  port: number;
+}
+
+/** Starts a server child; `arg` is the gateway's log level, or the body the bare server answers ('' for its own). */
+async function start(kind: Kind, arg: string, profDir: string | undefined): Promise<Server> {
+  const flags = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${kind}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...flags, SELF, 'serve', kind, arg], { stdio: ['ignore', 'pipe', 'inherit'] });
+  for await (const line of createInterface({ input: child.stdout! })) {
+    const m = /^ready (\d+)$/.exec(line);
+    if (m) return { kind, child, port: Number(m[1]) };
+  }
+  throw new Error(`the ${kind} server exited before listening`);
+}
+
+/** The body of one answer of the server on `port`. */
+async function fetchBody(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    https.get({ host: '127.0.0.1', port, path: PATH, headers: { 'zt-session': TOKEN }, rejectUnauthorized: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve(body)).on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+async function stop(s: Server): Promise<void> {
+  const exited = new Promise((resolve) => s.child.once('exit', resolve));
+  s.child.kill('SIGTERM');
+  await exited;
+}
+
+/** CPU seconds a process has used so far, in user space and in the kernel. */
+function cpuSeconds(pid: number): { user: number; system: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
+interface Run {
+  requests: number;
+  rps: number;
+  /** CPU ms per request in user space (JavaScript, TLS) and in the kernel (mostly socket writes). */
+  userMs: number;
+  systemMs: number;
+  p50: number;
+}
+
+async function load(s: Server, seconds: number, connections: number): Promise<Run> {
+  const before = cpuSeconds(s.child.pid!);
+  const r = await autocannon({
+    url: `https://127.0.0.1:${s.port}${PATH}`,
+    connections,
+    duration: seconds,
+    headers: { 'zt-session': TOKEN, accept: 'application/json' },
+  });
+  const after = cpuSeconds(s.child.pid!);
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${s.kind}: ${r.non2xx} answers outside 2xx, ${r.errors} errors`);
+  const perRequest = (seconds: number) => (seconds * 1000) / r.requests.total;
+  return {
+    requests: r.requests.total,
+    rps: r.requests.total / r.duration,
+    userMs: perRequest(after.user - before.user),
+    systemMs: perRequest(after.system - before.system),
+    p50: r.latency.p50,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '5' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '16' },
+      'log-level': { type: 'string', default: 'warn' },
+      prof: { type: 'string' },
+      'same-body': { type: 'boolean', default: false },
+    },
+  });
+  const seconds = Number(values.seconds);
+  const connections = Number(values.connections);
+  const logLevel = values['log-level'];
+  const gatewayChild = await start('gateway', logLevel, values.prof);
+  // The bare server answers the gateway's own body: what is left is the gateway's work, not the size of its answer.
+  const bareBody = values['same-body'] ? await fetchBody(gatewayChild.port) : '';
+  const servers = [await start('bare', bareBody, values.prof), gatewayChild];
+  try {
+    const runs: Record<Kind, Run[]> = { bare: [], gateway: [] };
+    // Warm-up: JIT and the session cache, not counted.
+    const warmUp: Record<Kind, Run[]> = { bare: [], gateway: [] };
+    for (const s of servers) warmUp[s.kind].push(await load(s, 2, connections));
+    for (let round = 0; round < Number(values.rounds); round++) {
+      for (const s of round % 2 ? [...servers].reverse() : servers) runs[s.kind].push(await load(s, seconds, connections));
+    }
+    const summary = (kind: Kind) => ({
+      rps: median(runs[kind].map((r) => r.rps)),
+      user: median(runs[kind].map((r) => r.userMs)),
+      system: median(runs[kind].map((r) => r.systemMs)),
+      p50: median(runs[kind].map((r) => r.p50)),
+    });
+    const bare = summary('bare');
+    const gateway = summary('gateway');
+    const line = (name: string, s: typeof bare) =>
+      `${name.padEnd(8)} ${s.rps.toFixed(0).padStart(7)} req/s  CPU/request ${(s.user + s.system).toFixed(3)} ms (user ${s.user.toFixed(3)}, system ${s.system.toFixed(3)})  p50 ${s.p50} ms`;
+    const bareAnswers = values['same-body'] ? "the gateway's answer" : 'a trivial answer';
+    process.stdout.write(`GET ${PATH}, ${connections} connections, ${values.rounds} × ${seconds} s, log level ${logLevel}, bare with ${bareAnswers}\n`);
+    process.stdout.write(`${line('bare', bare)}\n${line('gateway', gateway)}\n`);
+    // What a profile (--prof) divides its times by.
+    const served = (kind: Kind) => [...warmUp[kind], ...runs[kind]].reduce((n, r) => n + r.requests, 0);
+    process.stdout.write(`served   bare ${served('bare')}, gateway ${served('gateway')} requests in all\n`);
+    process.stdout.write(`ratio    ${((gateway.rps / bare.rps) * 100).toFixed(1)}% of bare req/s; the gateway's own user CPU ${(gateway.user - bare.user).toFixed(3)} ms/request\n`);
+  } finally {
+    await Promise.all(servers.map(stop));
+  }
+}
+
+if (process.argv[2] === 'serve') await serve(process.argv[3] as Kind, process.argv[4] ?? '');
+else await main();
