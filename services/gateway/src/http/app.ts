@@ -66,12 +66,20 @@ export function createApp(tls: TlsMaterial, log: Logger, corsAllowedOrigins: rea
     },
     clientErrorHandler: createClientErrorHandler(log),
   }) as unknown as FastifyInstance;
-  app.addHook('onRequest', async (req, reply) => tagAnswer(req, reply));
+  // Hooks take `done` rather than returning a promise: they do not wait for anything, and a
+  // promise per hook and request is work for nothing.
+  app.addHook('onRequest', (req, reply, done) => {
+    tagAnswer(req, reply);
+    done();
+  });
   installCors(app, cors);
   installBodyParsers(app, BODY_LIMIT);
   installUrlInputGuard(app);
   // The route pattern, not the URL, so ids do not become label values.
-  app.addHook('onResponse', async (req, reply) => recordAnswer(req, reply, req.routeOptions.url ?? UNMATCHED_ROUTE));
+  app.addHook('onResponse', (req, reply, done) => {
+    recordAnswer(req, reply, req.routeOptions.url ?? UNMATCHED_ROUTE);
+    done();
+  });
   installErrorHandlers(app);
   return app;
 }
