@@ -71,3 +71,83 @@ export function createLogger(options: LoggerSettings = {}): Logger {
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
+
+/** What a per-request logger offers: the level methods, its level, and children of its own. */
+export type RequestLogger = Pick<Logger, 'level' | 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' | 'isLevelEnabled' | 'bindings' | 'flush'> & {
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger;
+};
+
+type LogArgs = Parameters<Logger['info']>;
+
+/** See {@link lazyChild}. */
+class LazyChild implements RequestLogger {
+  #made: Logger | undefined;
+
+  constructor(private readonly parent: Logger, private readonly childBindings: pino.Bindings) {}
+
+  /** The child itself, made on first need. */
+  #child(): Logger {
+    return (this.#made ??= this.parent.child(this.childBindings));
+  }
+
+  get level(): string {
+    return (this.#made ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.#child().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return (this.#made ?? this.parent).isLevelEnabled(level);
+  }
+
+  fatal(...args: LogArgs): void {
+    if (this.isLevelEnabled('fatal')) this.#child().fatal(...args);
+  }
+
+  error(...args: LogArgs): void {
+    if (this.isLevelEnabled('error')) this.#child().error(...args);
+  }
+
+  warn(...args: LogArgs): void {
+    if (this.isLevelEnabled('warn')) this.#child().warn(...args);
+  }
+
+  info(...args: LogArgs): void {
+    if (this.isLevelEnabled('info')) this.#child().info(...args);
+  }
+
+  debug(...args: LogArgs): void {
+    if (this.isLevelEnabled('debug')) this.#child().debug(...args);
+  }
+
+  trace(...args: LogArgs): void {
+    if (this.isLevelEnabled('trace')) this.#child().trace(...args);
+  }
+
+  silent(): void {}
+
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
+    return this.#child().child(bindings, options);
+  }
+
+  bindings(): pino.Bindings {
+    return this.#child().bindings();
+  }
+
+  flush(cb?: (err?: Error) => void): void {
+    this.parent.flush(cb);
+  }
+}
+
+/**
+ * A child of `parent` with `bindings` that is made only when it first writes a line (or is
+ * asked for something only a child has). Its lines are those the child would have written;
+ * until then it costs one small object, where a pino child binds every level method and
+ * serializes (and redacts) its bindings: the logger fastify makes for every request, which
+ * usually writes nothing below the access line's level.
+ */
+export function lazyChild(parent: Logger, bindings: pino.Bindings): RequestLogger {
+  return new LazyChild(parent, bindings);
+}

@@ -4,8 +4,8 @@
  * CORS for browser consoles, and OpenZiti errors for everything, down to requests the HTTP parser refuses.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Logger } from '@edge/logging';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { lazyChild, type Logger } from '@edge/logging';
 import { processMetrics, UNMATCHED_ROUTE } from '@edge/metrics';
 import { installBodyParsers } from './body.js';
 import { createClientErrorHandler } from './client-error.js';
@@ -53,6 +53,9 @@ export function createApp(tls: TlsMaterial, log: Logger, corsAllowedOrigins: rea
     loggerInstance: log,
     // The access line comes from recordAnswer, at info, without the headers fastify would log.
     logController: new LogController({ disableRequestLogging: true }),
+    // req.log: most requests write nothing with it, so the pino child is made on first use.
+    childLoggerFactory: (logger, bindings, opts) =>
+      (Object.keys(opts).length ? logger.child(bindings, opts) : lazyChild(logger as Logger, bindings)) as FastifyBaseLogger,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: true },
