@@ -22,7 +22,9 @@ const facts = new WeakMap<FastifyRequest, RequestFacts>();
 
 /** Adds to what is known about `req`. */
 export function noteRequest(req: FastifyRequest, more: RequestFacts): void {
-  facts.set(req, { ...facts.get(req), ...more });
+  const known = facts.get(req);
+  if (known) Object.assign(known, more);
+  else facts.set(req, { ...more });
 }
 
 /** What is known about `req` (nothing yet: `{}`). */
