@@ -44,6 +44,24 @@ export interface LoggerSettings {
   destination?: pino.DestinationStream;
 }
 
+/**
+ * pino runs the redaction of the `*.…` paths over every top-level value of every line (and over
+ * the message and a child's bindings), strings and numbers included, where there is nothing to
+ * redact: a few microseconds a line. A string, number or boolean is serialized here as the
+ * redaction would (JSON.stringify) without walking it; objects are redacted as before.
+ */
+function skipRedactionOfPlainValues(logger: Logger): Logger {
+  const { stringifiersSym, wildcardFirstSym } = pino.symbols;
+  const stringifiers = (logger as unknown as Record<symbol, Record<symbol, unknown> | undefined>)[stringifiersSym];
+  const redact = stringifiers?.[wildcardFirstSym];
+  if (typeof redact !== 'function') return logger;
+  stringifiers![wildcardFirstSym] = (value: unknown, ...rest: unknown[]): unknown => {
+    const t = typeof value;
+    return t === 'string' || t === 'number' || t === 'boolean' ? JSON.stringify(value) : redact(value, ...rest);
+  };
+  return logger;
+}
+
 /** Creates the process logger. */
 export function createLogger(options: LoggerSettings = {}): Logger {
   const opts: LoggerOptions = {
@@ -56,15 +74,15 @@ export function createLogger(options: LoggerSettings = {}): Logger {
   const format = options.format ?? (options.destination ? 'json' : defaultLogFormat());
   if (format === 'pretty') {
     // Synchronous, in this thread: lines are written before a process that fails at start exits.
-    return pino(opts, prettyStream({
+    return skipRedactionOfPlainValues(pino(opts, prettyStream({
       destination: options.destination ?? 1,
       sync: true,
       colorize: !options.destination && Boolean(process.stdout.isTTY),
       ignore: 'pid,hostname',
       translateTime: 'SYS:HH:MM:ss.l',
-    }));
+    })));
   }
-  return options.destination ? pino(opts, options.destination) : pino(opts);
+  return skipRedactionOfPlainValues(options.destination ? pino(opts, options.destination) : pino(opts));
 }
 
 /** A logger that writes nothing (tests). */

@@ -104,3 +104,25 @@ describe('lazy child logger', () => {
     expect(l.bindings()).toMatchObject({ reqId: 'r-2', service: 'gateway' });
   });
 });
+
+describe('lines of the process logger', () => {
+  it('are those of pino with the same redaction, for every kind of value', () => {
+    const lines = (make: (sink: Writable) => ReturnType<typeof pino>) => {
+      const out: string[] = [];
+      const sink = new Writable({ write(chunk, _enc, cb) { out.push(String(chunk).replace(/"time":\d+,/, '')); cb(); } });
+      const log = make(sink).child({ service: 'gateway', reqId: 'r-"1"\n' });
+      log.info({
+        s: 'plain', q: 'quote " backslash \\ tab \t nul \u0000 é 😀 lone \ud800', n: 42, f: -0.5, nan: NaN, inf: Infinity, big: 10n,
+        t: true, nil: null, undef: undefined, list: ['a', { password: 'PW-IN-LIST' }], password: 'PW-TOP',
+        body: { password: 'PW-NESTED', name: 'kept' }, a: { b: { token: 'TOK-DEEP' } }, req: { headers: { authorization: 'Bearer X', host: 'h' } },
+      }, 'message with "quotes"');
+      log.warn('only a message');
+      log.error(7);
+      return out;
+    };
+    const ours = lines((sink) => createLogger({ destination: sink, level: 'info' }));
+    const plain = lines((sink) => pino({ level: 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } }, sink));
+    expect(ours).toEqual(plain);
+    expect(ours[0]).not.toMatch(/PW-TOP|PW-NESTED|TOK-DEEP|Bearer X/);
+  });
+});
