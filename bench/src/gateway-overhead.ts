@@ -6,33 +6,40 @@
  * TLS setup and a trivial route, measured in the same run.
  *
  *   node bench/dist/gateway-overhead.js [--seconds 5] [--rounds 3] [--connections 16]
- *                                       [--log-level warn] [--same-body] [--prof <dir>]
+ *     [--log-level warn] [--same-body] [--against <checkout>] [--prof <dir>]
  *
  * Each server runs in a child process of its own, so the load generator does not share its
- * thread; rounds alternate between the two and medians are reported, with the CPU time the
- * server process spent per request (user + system, from /proc). `--prof` writes CPU profiles
- * of both servers into `<dir>` (`gateway.cpuprofile`, `bare.cpuprofile`; open them in Chrome
- * DevTools or speedscope).
+ * thread; rounds alternate between them and medians are reported, with the CPU time the server
+ * process spent per request (user + system, from /proc), which is steadier than req/s on a
+ * shared machine. `--same-body` makes the bare server answer the gateway's own body (so the
+ * difference is the gateway's work, not the size of its answer). `--against` also serves the
+ * gateway of another built checkout (its services/gateway and libs dist), for a before/after in
+ * one run. `--prof` writes a CPU profile of each server into `<dir>` (`<kind>.cpuprofile`; open
+ * them in Chrome DevTools or speedscope).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { createMemoryBus } from '@edge/bus';
+import type { Bus } from '@edge/bus';
 import { loadConfig } from '@edge/config';
-import { createLogger, type Logger } from '@edge/logging';
-import { startTelemetry } from '@edge/telemetry';
+import type { Logger, LoggerSettings } from '@edge/logging';
+import type { TelemetryOptions } from '@edge/telemetry';
 import { selfSigned } from './self-signed.js';
 
 const PATH = '/edge/client/v1/current-identity';
 const TOKEN = 'bench-session-token';
 const SELF = fileURLToPath(import.meta.url);
+/** The checkout this script was built in. */
+const OWN_CHECKOUT = fileURLToPath(new URL('../..', import.meta.url));
 
-type Kind = 'bare' | 'gateway';
+/** The bare server, this checkout's gateway, and another checkout's (--against). */
+type Kind = 'bare' | 'gateway' | 'against';
 
 /** The HTTPS options the gateway listens with (services/gateway/src/http/app.ts). */
 async function tlsOptions(name: string) {
@@ -82,8 +89,11 @@ function standIns() {
   });
 }
 
-/** The parts of the gateway the harness assembles, as built in services/gateway/dist. */
+/** The parts of the gateway (and of the libraries it is started with) the harness assembles, as built. */
 interface GatewayParts {
+  startTelemetry(opts: TelemetryOptions): unknown;
+  createLogger(opts: LoggerSettings): Logger;
+  createMemoryBus(): Bus;
   createApp(tls: { cert: string; key: string; ca: string }, log: Logger, corsAllowedOrigins: readonly string[]): FastifyInstance;
   installInstanceId(app: FastifyInstance, id: string): void;
   instanceId(caPem: string, version: string): string;
@@ -92,23 +102,28 @@ interface GatewayParts {
   VERSION: string;
 }
 
-async function gatewayParts(): Promise<GatewayParts> {
-  const load = (file: string) => import(new URL(`../../services/gateway/dist/${file}`, import.meta.url).href) as Promise<Partial<GatewayParts>>;
-  const parts = await Promise.all(['http/app.js', 'http/instance-id.js', 'gateway.js', 'http/session-cache.js', 'routes/root.js'].map(load));
+/** Loads them from the build of `checkout` (a directory holding services/ and libs/). */
+async function gatewayParts(checkout: string): Promise<GatewayParts> {
+  const files = [
+    'services/gateway/dist/http/app.js', 'services/gateway/dist/http/instance-id.js', 'services/gateway/dist/gateway.js',
+    'services/gateway/dist/http/session-cache.js', 'services/gateway/dist/routes/root.js',
+    'libs/telemetry/dist/index.js', 'libs/logging/dist/index.js', 'libs/bus/dist/index.js',
+  ];
+  const parts = await Promise.all(files.map((file) => import(pathToFileURL(join(checkout, file)).href) as Promise<Partial<GatewayParts>>));
   return Object.assign({}, ...parts) as GatewayParts;
 }
 
 /** The gateway as createGateway assembles it (gateway.ts), the services replaced by stand-ins. */
-async function gatewayServer(logLevel: string): Promise<FastifyInstance> {
+async function gatewayServer(checkout: string, logLevel: string): Promise<FastifyInstance> {
+  const gw = await gatewayParts(checkout);
   // As the gateway process starts it without an exporter: propagation and context, no spans kept.
-  startTelemetry({ serviceName: 'gateway' });
-  const gw = await gatewayParts();
+  gw.startTelemetry({ serviceName: 'gateway' });
   const config = loadConfig({});
   const { cert, key } = await selfSigned('edge-bench-gateway');
   // Lines are serialized as in production and then dropped.
-  const log = createLogger({ level: logLevel, format: 'json', destination: { write: () => true } }).child({ service: 'gateway' });
+  const log = gw.createLogger({ level: logLevel, format: 'json', destination: { write: () => true } }).child({ service: 'gateway' });
   const clients = standIns();
-  const cache = gw.createSessionCache(clients, createMemoryBus());
+  const cache = gw.createSessionCache(clients, gw.createMemoryBus());
   await cache.start();
   const app = gw.createApp({ cert, key, ca: cert }, log, config.http.corsAllowedOrigins);
   gw.installInstanceId(app, gw.instanceId(cert, gw.VERSION));
@@ -117,8 +132,8 @@ async function gatewayServer(logLevel: string): Promise<FastifyInstance> {
 }
 
 /** Child: serves one kind on a free port, prints `ready <port>`, exits on SIGTERM (writing its profile). */
-async function serve(kind: Kind, arg: string): Promise<void> {
-  const app = kind === 'bare' ? await bareServer(arg ? JSON.parse(arg) : undefined) : await gatewayServer(arg);
+async function serve(kind: Kind, arg: string, checkout: string): Promise<void> {
+  const app = kind === 'bare' ? await bareServer(arg ? JSON.parse(arg) : undefined) : await gatewayServer(checkout, arg);
   await app.listen({ host: '127.0.0.1', port: 0 });
   process.on('SIGTERM', () => void app.close().finally(() => process.exit(0)));
   process.stdout.write(`ready ${(app.server.address() as { port: number }).port}\n`);
@@ -130,10 +145,13 @@ interface Server {
   port: number;
 }
 
-/** Starts a server child; `arg` is the gateway's log level, or the body the bare server answers ('' for its own). */
-async function start(kind: Kind, arg: string, profDir: string | undefined): Promise<Server> {
+/**
+ * Starts a server child; `arg` is a gateway's log level, or the body the bare server answers
+ * ('' for its own); `checkout` is where a gateway is loaded from.
+ */
+async function start(kind: Kind, arg: string, profDir: string | undefined, checkout = OWN_CHECKOUT): Promise<Server> {
   const flags = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${kind}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...flags, SELF, 'serve', kind, arg], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, SELF, 'serve', kind, arg, checkout], { stdio: ['ignore', 'pipe', 'inherit'] });
   for await (const line of createInterface({ input: child.stdout! })) {
     const m = /^ready (\d+)$/.exec(line);
     if (m) return { kind, child, port: Number(m[1]) };
@@ -204,6 +222,7 @@ async function main(): Promise<void> {
       'log-level': { type: 'string', default: 'warn' },
       prof: { type: 'string' },
       'same-body': { type: 'boolean', default: false },
+      against: { type: 'string' },
     },
   });
   const seconds = Number(values.seconds);
@@ -213,10 +232,11 @@ async function main(): Promise<void> {
   // The bare server answers the gateway's own body: what is left is the gateway's work, not the size of its answer.
   const bareBody = values['same-body'] ? await fetchBody(gatewayChild.port) : '';
   const servers = [await start('bare', bareBody, values.prof), gatewayChild];
+  if (values.against) servers.push(await start('against', logLevel, values.prof, resolve(values.against)));
   try {
-    const runs: Record<Kind, Run[]> = { bare: [], gateway: [] };
+    const runs: Record<Kind, Run[]> = { bare: [], gateway: [], against: [] };
     // Warm-up: JIT and the session cache, not counted.
-    const warmUp: Record<Kind, Run[]> = { bare: [], gateway: [] };
+    const warmUp: Record<Kind, Run[]> = { bare: [], gateway: [], against: [] };
     for (const s of servers) warmUp[s.kind].push(await load(s, 2, connections));
     for (let round = 0; round < Number(values.rounds); round++) {
       for (const s of round % 2 ? [...servers].reverse() : servers) runs[s.kind].push(await load(s, seconds, connections));
@@ -233,15 +253,21 @@ async function main(): Promise<void> {
       `${name.padEnd(8)} ${s.rps.toFixed(0).padStart(7)} req/s  CPU/request ${(s.user + s.system).toFixed(3)} ms (user ${s.user.toFixed(3)}, system ${s.system.toFixed(3)})  p50 ${s.p50} ms`;
     const bareAnswers = values['same-body'] ? "the gateway's answer" : 'a trivial answer';
     process.stdout.write(`GET ${PATH}, ${connections} connections, ${values.rounds} × ${seconds} s, log level ${logLevel}, bare with ${bareAnswers}\n`);
+    const own = (g: typeof bare) => `${((g.rps / bare.rps) * 100).toFixed(1)}% of bare req/s; its own user CPU ${(g.user - bare.user).toFixed(3)} ms/request`;
     process.stdout.write(`${line('bare', bare)}\n${line('gateway', gateway)}\n`);
+    process.stdout.write(`ratio    ${own(gateway)}\n`);
+    if (values.against) {
+      const against = summary('against');
+      process.stdout.write(`${line('against', against)}  (${resolve(values.against)})\n`);
+      process.stdout.write(`ratio    ${own(against)}\n`);
+    }
     // What a profile (--prof) divides its times by.
     const served = (kind: Kind) => [...warmUp[kind], ...runs[kind]].reduce((n, r) => n + r.requests, 0);
-    process.stdout.write(`served   bare ${served('bare')}, gateway ${served('gateway')} requests in all\n`);
-    process.stdout.write(`ratio    ${((gateway.rps / bare.rps) * 100).toFixed(1)}% of bare req/s; the gateway's own user CPU ${(gateway.user - bare.user).toFixed(3)} ms/request\n`);
+    process.stdout.write(`served   ${servers.map((s) => `${s.kind} ${served(s.kind)}`).join(', ')} requests in all\n`);
   } finally {
     await Promise.all(servers.map(stop));
   }
 }
 
-if (process.argv[2] === 'serve') await serve(process.argv[3] as Kind, process.argv[4] ?? '');
+if (process.argv[2] === 'serve') await serve(process.argv[3] as Kind, process.argv[4] ?? '', process.argv[5] ?? OWN_CHECKOUT);
 else await main();
