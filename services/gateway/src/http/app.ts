@@ -12,6 +12,7 @@ import { createClientErrorHandler } from './client-error.js';
 import { createCors, installCors } from './cors.js';
 import { rewriteToDefaultApi } from './default-api.js';
 import { installErrorHandlers } from './errors.js';
+import { installRequestFacts } from './request-facts.js';
 import { logAnswer, tagAnswer } from './request-log.js';
 import { installUrlInputGuard, onFrameworkError } from './url-input.js';
 
@@ -69,6 +70,7 @@ export function createApp(tls: TlsMaterial, log: Logger, corsAllowedOrigins: rea
     },
     clientErrorHandler: createClientErrorHandler(log),
   }) as unknown as FastifyInstance;
+  installRequestFacts(app);
   // Hooks take `done` rather than returning a promise: they do not wait for anything, and a
   // promise per hook and request is work for nothing.
   app.addHook('onRequest', (req, reply, done) => {
