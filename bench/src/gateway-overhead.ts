@@ -6,7 +6,7 @@
  * TLS setup and a trivial route, measured in the same run.
  *
  *   node bench/dist/gateway-overhead.js [--seconds 5] [--rounds 3] [--connections 16]
- *     [--log-level warn] [--same-body] [--against <checkout>] [--prof <dir>]
+ *     [--log-level warn] [--same-body] [--grpc] [--against <checkout>] [--prof <dir>]
  *
  * Each server runs in a child process of its own, so the load generator does not share its
  * thread; rounds alternate between them and medians are reported, with the CPU time the server
@@ -14,7 +14,9 @@
  * shared machine. `--same-body` makes the bare server answer the gateway's own body (so the
  * difference is the gateway's work, not the size of its answer). `--against` also serves the
  * gateway of another built checkout (its services/gateway and libs dist), for a before/after in
- * one run. `--prof` writes a CPU profile of each server into `<dir>` (`<kind>.cpuprofile`; open
+ * one run. `--grpc` puts the stand-ins behind a gRPC server in a process of their own, so the
+ * gateway's side of its calls (client, metadata, protobuf, HTTP/2) is part of what is measured.
+ * `--prof` writes a CPU profile of each server into `<dir>` (`<kind>.cpuprofile`; open
  * them in Chrome DevTools or speedscope).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -56,7 +58,7 @@ async function bareServer(body: unknown): Promise<FastifyInstance> {
 }
 
 /** What the stand-in services answer: one API session of a non-admin identity, and that identity. */
-function standIns() {
+function standInAnswers() {
   const now = new Date().toISOString();
   const expiresAt = new Date(Date.now() + 24 * 3_600_000).toISOString();
   const apiSession = {
@@ -74,12 +76,18 @@ function standIns() {
     createdAt: now, updatedAt: now,
   };
   const summary = { identityId: 'bench-identity', updbId: 'bench-authenticator', updbUsername: 'bench', hasApiSession: true, isMfaEnabled: false };
+  return { principal, identity, summaries: { summaries: [summary] } };
+}
+
+/** The stand-ins as the gateway's clients, in process. */
+function standIns() {
+  const a = standInAnswers();
   const services: Record<string, Record<string, (req: unknown) => Promise<unknown>>> = {
     auth: {
-      validateSession: async () => principal,
-      getIdentityAuthSummaries: async () => ({ summaries: [summary] }),
+      validateSession: async () => a.principal,
+      getIdentityAuthSummaries: async () => a.summaries,
     },
-    identity: { getIdentity: async () => identity },
+    identity: { getIdentity: async () => a.identity },
   };
   // Any other call fails loudly: the scenario is not what it claims to be.
   return new Proxy({}, {
@@ -91,6 +99,7 @@ function standIns() {
 
 /** The parts of the gateway (and of the libraries it is started with) the harness assembles, as built. */
 interface GatewayParts {
+  createClients(config: ReturnType<typeof loadConfig>): unknown;
   startTelemetry(opts: TelemetryOptions): unknown;
   createLogger(opts: LoggerSettings): Logger;
   createMemoryBus(): Bus;
@@ -106,7 +115,7 @@ interface GatewayParts {
 async function gatewayParts(checkout: string): Promise<GatewayParts> {
   const files = [
     'services/gateway/dist/http/app.js', 'services/gateway/dist/http/instance-id.js', 'services/gateway/dist/gateway.js',
-    'services/gateway/dist/http/session-cache.js', 'services/gateway/dist/routes/root.js',
+    'services/gateway/dist/http/session-cache.js', 'services/gateway/dist/routes/root.js', 'services/gateway/dist/clients.js',
     'libs/telemetry/dist/index.js', 'libs/logging/dist/index.js', 'libs/bus/dist/index.js',
   ];
   const parts = await Promise.all(files.map((file) => import(pathToFileURL(join(checkout, file)).href) as Promise<Partial<GatewayParts>>));
@@ -118,17 +127,34 @@ async function gatewayServer(checkout: string, logLevel: string): Promise<Fastif
   const gw = await gatewayParts(checkout);
   // As the gateway process starts it without an exporter: propagation and context, no spans kept.
   gw.startTelemetry({ serviceName: 'gateway' });
-  const config = loadConfig({});
+  // With --grpc the stand-ins answer over gRPC, from the process named by this variable.
+  const target = process.env.EDGE_BENCH_STAND_INS;
+  const config = loadConfig(target ? { EDGE_AUTH_GRPC_ADDR: target, EDGE_IDENTITY_GRPC_ADDR: target } : {});
   const { cert, key } = await selfSigned('edge-bench-gateway');
   // Lines are serialized as in production and then dropped.
   const log = gw.createLogger({ level: logLevel, format: 'json', destination: { write: () => true } }).child({ service: 'gateway' });
-  const clients = standIns();
+  const clients = target ? gw.createClients(config) : standIns();
   const cache = gw.createSessionCache(clients, gw.createMemoryBus());
   await cache.start();
   const app = gw.createApp({ cert, key, ca: cert }, log, config.http.corsAllowedOrigins);
   gw.installInstanceId(app, gw.instanceId(cert, gw.VERSION));
   gw.registerRoutes(app, config, clients, cache);
   return app;
+}
+
+/** Child (--grpc): the stand-ins behind a gRPC server of this checkout's libs/rpc; prints `ready <port>`. */
+async function serveStandIns(): Promise<void> {
+  const { createRpcServer, stubHandlers } = await import('@edge/rpc');
+  const { contracts } = await import('@edge/proto');
+  const { silentLogger } = await import('@edge/logging');
+  const a = standInAnswers();
+  const server = createRpcServer('stand-ins', silentLogger(), { tls: null });
+  server.add(contracts.auth(), stubHandlers({ ValidateSession: async () => a.principal, GetIdentityAuthSummaries: async () => a.summaries } as never));
+  server.add(contracts.identity(), stubHandlers({ GetIdentity: async () => a.identity } as never));
+  const port = await server.listen('127.0.0.1:0');
+  server.setServing(true);
+  process.on('SIGTERM', () => void server.stop(0).finally(() => process.exit(0)));
+  process.stdout.write(`ready ${port}\n`);
 }
 
 /** Child: serves one kind on a free port, prints `ready <port>`, exits on SIGTERM (writing its profile). */
@@ -149,12 +175,12 @@ interface Server {
  * Starts a server child; `arg` is a gateway's log level, or the body the bare server answers
  * ('' for its own); `checkout` is where a gateway is loaded from.
  */
-async function start(kind: Kind, arg: string, profDir: string | undefined, checkout = OWN_CHECKOUT): Promise<Server> {
+async function start(kind: Kind | 'stand-ins', arg: string, profDir: string | undefined, checkout = OWN_CHECKOUT, env: Record<string, string> = {}): Promise<Server> {
   const flags = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${kind}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...flags, SELF, 'serve', kind, arg, checkout], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, SELF, 'serve', kind, arg, checkout], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   for await (const line of createInterface({ input: child.stdout! })) {
     const m = /^ready (\d+)$/.exec(line);
-    if (m) return { kind, child, port: Number(m[1]) };
+    if (m) return { kind: kind as Kind, child, port: Number(m[1]) };
   }
   throw new Error(`the ${kind} server exited before listening`);
 }
@@ -223,16 +249,19 @@ async function main(): Promise<void> {
       prof: { type: 'string' },
       'same-body': { type: 'boolean', default: false },
       against: { type: 'string' },
+      grpc: { type: 'boolean', default: false },
     },
   });
   const seconds = Number(values.seconds);
   const connections = Number(values.connections);
   const logLevel = values['log-level'];
-  const gatewayChild = await start('gateway', logLevel, values.prof);
+  const standInsChild = values.grpc ? await start('stand-ins', '', undefined) : undefined;
+  const env: Record<string, string> = standInsChild ? { EDGE_BENCH_STAND_INS: `127.0.0.1:${standInsChild.port}` } : {};
+  const gatewayChild = await start('gateway', logLevel, values.prof, OWN_CHECKOUT, env);
   // The bare server answers the gateway's own body: what is left is the gateway's work, not the size of its answer.
   const bareBody = values['same-body'] ? await fetchBody(gatewayChild.port) : '';
   const servers = [await start('bare', bareBody, values.prof), gatewayChild];
-  if (values.against) servers.push(await start('against', logLevel, values.prof, resolve(values.against)));
+  if (values.against) servers.push(await start('against', logLevel, values.prof, resolve(values.against), env));
   try {
     const runs: Record<Kind, Run[]> = { bare: [], gateway: [], against: [] };
     // Warm-up: JIT and the session cache, not counted.
@@ -252,7 +281,8 @@ async function main(): Promise<void> {
     const line = (name: string, s: typeof bare) =>
       `${name.padEnd(8)} ${s.rps.toFixed(0).padStart(7)} req/s  CPU/request ${(s.user + s.system).toFixed(3)} ms (user ${s.user.toFixed(3)}, system ${s.system.toFixed(3)})  p50 ${s.p50} ms`;
     const bareAnswers = values['same-body'] ? "the gateway's answer" : 'a trivial answer';
-    process.stdout.write(`GET ${PATH}, ${connections} connections, ${values.rounds} × ${seconds} s, log level ${logLevel}, bare with ${bareAnswers}\n`);
+    const standInsAt = values.grpc ? 'over gRPC' : 'in process';
+    process.stdout.write(`GET ${PATH}, ${connections} connections, ${values.rounds} × ${seconds} s, log level ${logLevel}, bare with ${bareAnswers}, stand-ins ${standInsAt}\n`);
     const own = (g: typeof bare) => `${((g.rps / bare.rps) * 100).toFixed(1)}% of bare req/s; its own user CPU ${(g.user - bare.user).toFixed(3)} ms/request`;
     process.stdout.write(`${line('bare', bare)}\n${line('gateway', gateway)}\n`);
     process.stdout.write(`ratio    ${own(gateway)}\n`);
@@ -265,9 +295,10 @@ async function main(): Promise<void> {
     const served = (kind: Kind) => [...warmUp[kind], ...runs[kind]].reduce((n, r) => n + r.requests, 0);
     process.stdout.write(`served   ${servers.map((s) => `${s.kind} ${served(s.kind)}`).join(', ')} requests in all\n`);
   } finally {
-    await Promise.all(servers.map(stop));
+    await Promise.all([...servers, ...(standInsChild ? [standInsChild] : [])].map(stop));
   }
 }
 
-if (process.argv[2] === 'serve') await serve(process.argv[3] as Kind, process.argv[4] ?? '', process.argv[5] ?? OWN_CHECKOUT);
+if (process.argv[2] === 'serve' && process.argv[3] === 'stand-ins') await serveStandIns();
+else if (process.argv[2] === 'serve') await serve(process.argv[3] as Kind, process.argv[4] ?? '', process.argv[5] ?? OWN_CHECKOUT);
 else await main();
