@@ -44,6 +44,24 @@ export interface LoggerSettings {
   destination?: pino.DestinationStream;
 }
 
+/**
+ * pino runs the redaction of the `*.…` paths over every top-level value of every line (and over
+ * the message and a child's bindings), strings and numbers included, where there is nothing to
+ * redact: a few microseconds a line. A string, number or boolean is serialized here as the
+ * redaction would (JSON.stringify) without walking it; objects are redacted as before.
+ */
+function skipRedactionOfPlainValues(logger: Logger): Logger {
+  const { stringifiersSym, wildcardFirstSym } = pino.symbols;
+  const stringifiers = (logger as unknown as Record<symbol, Record<symbol, unknown> | undefined>)[stringifiersSym];
+  const redact = stringifiers?.[wildcardFirstSym];
+  if (typeof redact !== 'function') return logger;
+  stringifiers![wildcardFirstSym] = (value: unknown, ...rest: unknown[]): unknown => {
+    const t = typeof value;
+    return t === 'string' || t === 'number' || t === 'boolean' ? JSON.stringify(value) : redact(value, ...rest);
+  };
+  return logger;
+}
+
 /** Creates the process logger. */
 export function createLogger(options: LoggerSettings = {}): Logger {
   const opts: LoggerOptions = {
@@ -56,18 +74,98 @@ export function createLogger(options: LoggerSettings = {}): Logger {
   const format = options.format ?? (options.destination ? 'json' : defaultLogFormat());
   if (format === 'pretty') {
     // Synchronous, in this thread: lines are written before a process that fails at start exits.
-    return pino(opts, prettyStream({
+    return skipRedactionOfPlainValues(pino(opts, prettyStream({
       destination: options.destination ?? 1,
       sync: true,
       colorize: !options.destination && Boolean(process.stdout.isTTY),
       ignore: 'pid,hostname',
       translateTime: 'SYS:HH:MM:ss.l',
-    }));
+    })));
   }
-  return options.destination ? pino(opts, options.destination) : pino(opts);
+  return skipRedactionOfPlainValues(options.destination ? pino(opts, options.destination) : pino(opts));
 }
 
 /** A logger that writes nothing (tests). */
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
+}
+
+/** What a per-request logger offers: the level methods, its level, and children of its own. */
+export type RequestLogger = Pick<Logger, 'level' | 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' | 'isLevelEnabled' | 'bindings' | 'flush'> & {
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger;
+};
+
+type LogArgs = Parameters<Logger['info']>;
+
+/** See {@link lazyChild}. */
+class LazyChild implements RequestLogger {
+  #made: Logger | undefined;
+
+  constructor(private readonly parent: Logger, private readonly childBindings: pino.Bindings) {}
+
+  /** The child itself, made on first need. */
+  #child(): Logger {
+    return (this.#made ??= this.parent.child(this.childBindings));
+  }
+
+  get level(): string {
+    return (this.#made ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.#child().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return (this.#made ?? this.parent).isLevelEnabled(level);
+  }
+
+  fatal(...args: LogArgs): void {
+    if (this.isLevelEnabled('fatal')) this.#child().fatal(...args);
+  }
+
+  error(...args: LogArgs): void {
+    if (this.isLevelEnabled('error')) this.#child().error(...args);
+  }
+
+  warn(...args: LogArgs): void {
+    if (this.isLevelEnabled('warn')) this.#child().warn(...args);
+  }
+
+  info(...args: LogArgs): void {
+    if (this.isLevelEnabled('info')) this.#child().info(...args);
+  }
+
+  debug(...args: LogArgs): void {
+    if (this.isLevelEnabled('debug')) this.#child().debug(...args);
+  }
+
+  trace(...args: LogArgs): void {
+    if (this.isLevelEnabled('trace')) this.#child().trace(...args);
+  }
+
+  silent(): void {}
+
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
+    return this.#child().child(bindings, options);
+  }
+
+  bindings(): pino.Bindings {
+    return this.#child().bindings();
+  }
+
+  flush(cb?: (err?: Error) => void): void {
+    this.parent.flush(cb);
+  }
+}
+
+/**
+ * A child of `parent` with `bindings` that is made only when it first writes a line (or is
+ * asked for something only a child has). Its lines are those the child would have written;
+ * until then it costs one small object, where a pino child binds every level method and
+ * serializes (and redacts) its bindings: the logger fastify makes for every request, which
+ * usually writes nothing below the access line's level.
+ */
+export function lazyChild(parent: Logger, bindings: pino.Bindings): RequestLogger {
+  return new LazyChild(parent, bindings);
 }

@@ -4,14 +4,15 @@
  * CORS for browser consoles, and OpenZiti errors for everything, down to requests the HTTP parser refuses.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Logger } from '@edge/logging';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { lazyChild, type Logger } from '@edge/logging';
 import { processMetrics, UNMATCHED_ROUTE } from '@edge/metrics';
 import { installBodyParsers } from './body.js';
 import { createClientErrorHandler } from './client-error.js';
 import { createCors, installCors } from './cors.js';
 import { rewriteToDefaultApi } from './default-api.js';
 import { installErrorHandlers } from './errors.js';
+import { installRequestFacts } from './request-facts.js';
 import { logAnswer, tagAnswer } from './request-log.js';
 import { installUrlInputGuard, onFrameworkError } from './url-input.js';
 
@@ -53,6 +54,9 @@ export function createApp(tls: TlsMaterial, log: Logger, corsAllowedOrigins: rea
     loggerInstance: log,
     // The access line comes from recordAnswer, at info, without the headers fastify would log.
     logController: new LogController({ disableRequestLogging: true }),
+    // req.log: most requests write nothing with it, so the pino child is made on first use.
+    childLoggerFactory: (logger, bindings, opts) =>
+      (Object.keys(opts).length ? logger.child(bindings, opts) : lazyChild(logger as Logger, bindings)) as FastifyBaseLogger,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: true },
@@ -66,12 +70,21 @@ export function createApp(tls: TlsMaterial, log: Logger, corsAllowedOrigins: rea
     },
     clientErrorHandler: createClientErrorHandler(log),
   }) as unknown as FastifyInstance;
-  app.addHook('onRequest', async (req, reply) => tagAnswer(req, reply));
+  installRequestFacts(app);
+  // Hooks take `done` rather than returning a promise: they do not wait for anything, and a
+  // promise per hook and request is work for nothing.
+  app.addHook('onRequest', (req, reply, done) => {
+    tagAnswer(req, reply);
+    done();
+  });
   installCors(app, cors);
   installBodyParsers(app, BODY_LIMIT);
   installUrlInputGuard(app);
   // The route pattern, not the URL, so ids do not become label values.
-  app.addHook('onResponse', async (req, reply) => recordAnswer(req, reply, req.routeOptions.url ?? UNMATCHED_ROUTE));
+  app.addHook('onResponse', (req, reply, done) => {
+    recordAnswer(req, reply, req.routeOptions.url ?? UNMATCHED_ROUTE);
+    done();
+  });
   installErrorHandlers(app);
   return app;
 }

@@ -42,6 +42,8 @@ function changedEntity(req: FastifyRequest, route: string, facts: RequestFacts):
 
 /** Logs the audit event of an answered request, if it is a login, a logout or a management change. */
 export function auditEvent(req: FastifyRequest, status: number, route: string, facts: RequestFacts): void {
+  // Reads and other APIs' requests (most of them) have none: nothing is built for them.
+  if (!CHANGES.has(req.method)) return;
   const who = { identityId: facts.identityId, apiSessionId: facts.apiSessionId, remoteAddress: req.ip };
   const o = outcome(status, facts);
   const login = req.method === 'POST' ? LOGIN.exec(route) : null;

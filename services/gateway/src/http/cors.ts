@@ -61,8 +61,10 @@ export function createCors(allowedOrigins: readonly string[]): Cors {
 
 /** Answers CORS before anything else runs for a request (registered as the first onRequest hook). */
 export function installCors(app: FastifyInstance, cors: Cors): void {
-  app.addHook('onRequest', async (req, reply) => {
-    // OpenZiti answers a preflight 200 (handlers.OptionStatusCode(200)), with no body.
-    if (cors.decorate(req, reply)) return reply.status(200).send();
+  app.addHook('onRequest', (req, reply, done) => {
+    // OpenZiti answers a preflight 200 (handlers.OptionStatusCode(200)), with no body; no later
+    // hook runs for it.
+    if (cors.decorate(req, reply)) return void reply.status(200).send();
+    done();
   });
 }

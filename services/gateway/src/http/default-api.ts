@@ -17,7 +17,7 @@ const WELL_KNOWN_EST_CACERTS = '/.well-known/est/cacerts';
 /** The path a request path is served as. */
 export function servedPath(path: string): string {
   // Duplicate slashes are ignored by the router; collapse them first so `//x` is `/x` here too.
-  const p = path.replace(/\/{2,}/g, '/');
+  const p = path.includes('//') ? path.replace(/\/{2,}/g, '/') : path;
   if (p === WELL_KNOWN_EST_CACERTS) return CLIENT_BASE + p;
   if (!OWN_ROOTS.some((root) => p.startsWith(root))) return CLIENT_BASE + p;
   if (p === LEGACY_CLIENT_BASE || p.startsWith(`${LEGACY_CLIENT_BASE}/`)) return CLIENT_BASE + p.slice(LEGACY_CLIENT_BASE.length);

@@ -20,7 +20,8 @@ export function instanceId(caPem: string, version: string): string {
 
 /** Sends the instance id on every answer, errors and unknown routes included. */
 export function installInstanceId(app: FastifyInstance, id: string): void {
-  app.addHook('onRequest', async (_req, reply) => {
+  app.addHook('onRequest', (_req, reply, done) => {
     reply.header(INSTANCE_ID_HEADER, id);
+    done();
   });
 }

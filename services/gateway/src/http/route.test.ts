@@ -1,6 +1,8 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { context, propagation, trace } from '@opentelemetry/api';
 import { currentContext } from '@edge/rpc';
+import { startTelemetry } from '@edge/telemetry';
 import { createRouter } from './route.js';
 import type { SessionCache } from './session-cache.js';
 
@@ -23,5 +25,45 @@ describe('the deadline of a request', () => {
     await settled;
     expect(later).toBeUndefined();
     await app.close();
+  });
+});
+
+describe('the trace of a request when no span is recorded', () => {
+  // As a gateway process runs without an exporter: W3C propagation and an active context, no tracer.
+  startTelemetry({ serviceName: 'route-test' });
+
+  /** A route answering the trace it runs in and the traceparent its calls would send. */
+  async function probe(headers: Record<string, string>) {
+    const app = Fastify();
+    createRouter(app, {} as SessionCache)('GET', '/probe', 'public', async () => {
+      await new Promise((r) => setTimeout(r, 1));
+      const carrier: Record<string, string> = {};
+      propagation.inject(context.active(), carrier);
+      return { body: { active: trace.getActiveSpan()?.spanContext().traceId ?? null, sent: carrier.traceparent ?? null } };
+    });
+    const r = await app.inject({ method: 'GET', url: '/probe', headers });
+    await app.close();
+    return { header: r.headers['x-trace-id'], ...(r.json() as { active: string | null; sent: string | null }) };
+  }
+
+  it("names the caller's trace and continues it in every call the request makes", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const got = await probe({ traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    expect(got.header).toBe(traceId);
+    expect(got.active).toBe(traceId);
+    expect(got.sent).toContain(traceId);
+  });
+
+  it('names no trace and sends none when the caller sent none', async () => {
+    const got = await probe({});
+    expect(got.header).toBeUndefined();
+    expect(got.sent).toBeNull();
+    expect(got.active === null || /^0+$/.test(got.active)).toBe(true);
+  });
+
+  it('names no trace for a traceparent whose trace id is all zeros', async () => {
+    const got = await probe({ traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` });
+    expect(got.header).toBeUndefined();
+    expect(got.sent).toBeNull();
   });
 });

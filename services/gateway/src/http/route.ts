@@ -3,7 +3,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { context, isSpanContextValid, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, isSpanContextValid, propagation, trace, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { handleWithContext, type RequestContext } from '@edge/rpc';
 import { authorize, expiryHeaders, type Access } from './access.js';
 import { noteRequest } from './request-facts.js';
@@ -77,30 +77,38 @@ export function createRouter(app: FastifyInstance, cache: SessionCache, registry
       if (result.contentType) reply.type(result.contentType);
       return reply.status(result.status ?? 200).send(result.body);
     };
+    const spanName = `${method} ${url}`;
+    /** The request served inside its span, which is then ended with the outcome. */
+    const traced = async (span: Span, req: FastifyRequest, reply: FastifyReply) => {
+      // Only a trace that is recorded, or the caller's own, can be looked up by its id.
+      if (isSpanContextValid(span.spanContext())) {
+        const { traceId } = span.spanContext();
+        reply.header(TRACE_ID_HEADER, traceId);
+        noteRequest(req, { traceId });
+      }
+      try {
+        return await respond(req, reply);
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw err;
+      } finally {
+        span.end();
+      }
+    };
     app.route({
       method,
       url,
       // One server span per request, continuing a caller's traceparent; every gRPC call and
       // event below it joins the same trace.
       handler: (req: FastifyRequest, reply: FastifyReply) => {
-        const parent = propagation.extract(context.active(), req.headers);
+        const active = context.active();
+        const parent = propagation.extract(active, req.headers);
         const attributes = { 'http.request.method': method, 'http.route': url, 'edge.request_id': req.id };
-        return tracer.startActiveSpan(`${method} ${url}`, { kind: SpanKind.SERVER, attributes }, parent, async (span) => {
-          const { traceId } = span.spanContext();
-          // Only a trace that is recorded, or the caller's own, can be looked up by its id.
-          if (isSpanContextValid(span.spanContext())) {
-            reply.header(TRACE_ID_HEADER, traceId);
-            noteRequest(req, { traceId });
-          }
-          try {
-            return await respond(req, reply);
-          } catch (err) {
-            span.setStatus({ code: SpanStatusCode.ERROR });
-            throw err;
-          } finally {
-            span.end();
-          }
-        });
+        const span = tracer.startSpan(spanName, { kind: SpanKind.SERVER, attributes }, parent);
+        // Without a tracer and without a caller's trace the span is a placeholder that carries
+        // nothing: making it the active span would change nothing below, so it is not bound.
+        if (parent === active && !isSpanContextValid(span.spanContext())) return respond(req, reply);
+        return context.with(trace.setSpan(parent, span), traced, undefined, span, req, reply);
       },
     });
   };

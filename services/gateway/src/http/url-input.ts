@@ -48,8 +48,10 @@ export function onFrameworkError(err: FastifyError, req: FastifyRequest, reply: 
 
 /** Refuses NULs in path ids and query values before anything else runs. */
 export function installUrlInputGuard(app: FastifyInstance): void {
-  app.addHook('onRequest', async (req) => {
-    const e = urlInputError(req.params, req.query);
-    if (e) throw e;
+  app.addHook('onRequest', (req, _reply, done) => {
+    // A NUL in a decoded id or value comes from `%00` in the URL (or a raw one, should the
+    // HTTP parser ever let one through): without either there is nothing to look for.
+    const url = req.url;
+    done(url.includes('%00') || url.includes(NUL) ? urlInputError(req.params, req.query) : undefined);
   });
 }
