@@ -6,7 +6,7 @@
  * ratio (ours / bare: 1 means the wrappers cost nothing).
  *
  * `node bench/dist/rpc-overhead.js [--otel off|idle|spans] [--sequential N] [--concurrent M]
- * [--inflight K] [--rounds R]`. `--otel idle` (the default) is what a process runs without an
+ * [--inflight K] [--rounds R] [--only bare|ours]`. `--otel idle` (the default) is what a process runs without an
  * OTLP endpoint: startTelemetry with no span processor (context manager and propagator, no
  * tracer provider); `spans` records every span into memory; `off` never starts telemetry.
  */
@@ -25,6 +25,8 @@ const { values: args } = parseArgs({
     concurrent: { type: 'string', default: '20000' },
     inflight: { type: 'string', default: '64' },
     rounds: { type: 'string', default: '5' },
+    /** For a CPU profile of one side: `bare` or `ours` only. */
+    only: { type: 'string' },
   },
 });
 const SEQUENTIAL = Number(args.sequential);
@@ -94,15 +96,16 @@ async function rate(call: Call, total: number, inflight: number): Promise<number
   return total / ((performance.now() - start) / 1000);
 }
 
+const names: readonly ('bare' | 'ours')[] = args.only === 'bare' || args.only === 'ours' ? [args.only] : ['bare', 'ours'];
 const targets = { bare: await bare(), ours: await ours() };
 // Warm-up: connections made, code optimized.
-for (const t of Object.values(targets)) await rate(t.call, 2000, 16);
+for (const name of names) await rate(targets[name].call, 2000, 16);
 
-const best = { bare: { seq: 0, conc: 0 }, ours: { seq: 0, conc: 0 } };
+const best = { bare: { seq: NaN, conc: NaN }, ours: { seq: NaN, conc: NaN } };
 for (let round = 0; round < ROUNDS; round++) {
-  for (const name of ['bare', 'ours'] as const) {
-    best[name].seq = Math.max(best[name].seq, await rate(targets[name].call, SEQUENTIAL, 1));
-    best[name].conc = Math.max(best[name].conc, await rate(targets[name].call, CONCURRENT, INFLIGHT));
+  for (const name of names) {
+    best[name].seq = Math.max(best[name].seq || 0, await rate(targets[name].call, SEQUENTIAL, 1));
+    best[name].conc = Math.max(best[name].conc || 0, await rate(targets[name].call, CONCURRENT, INFLIGHT));
     exporter.reset();
   }
 }
