@@ -2,8 +2,9 @@
  * What the gRPC wrappers of @edge/rpc cost per call: one trivial unary method (PkiService's
  * GetCaCerts, answered from memory) served and called on loopback through createRpcServer and
  * createRpcClient, and the same method through bare @grpc/grpc-js, in one process, alternating
- * rounds of sequential calls and of calls with many in flight. Prints calls/s of each and their
- * ratio (ours / bare: 1 means the wrappers cost nothing).
+ * rounds of sequential calls and of calls with many in flight. Prints calls/s and CPU time per
+ * call of each, and their ratios (1 means the wrappers cost nothing; below 1, what fraction of
+ * bare grpc-js's rate is left).
  *
  * `node bench/dist/rpc-overhead.js [--otel off|idle|spans] [--sequential N] [--concurrent M]
  * [--inflight K] [--rounds R] [--only bare|ours]`. `--otel idle` (the default) is what a process runs without an
@@ -85,15 +86,24 @@ async function bare(): Promise<{ call: Call; close: () => Promise<void> }> {
   };
 }
 
-/** Calls per second: `total` calls, `inflight` at a time. */
-async function rate(call: Call, total: number, inflight: number): Promise<number> {
+interface Rate {
+  /** Calls per second (wall clock). */
+  perSecond: number;
+  /** CPU time of this process (client and server) per call, in microseconds: less disturbed by other processes on the machine. */
+  cpuMicros: number;
+}
+
+/** `total` calls, `inflight` at a time. */
+async function rate(call: Call, total: number, inflight: number): Promise<Rate> {
   let left = total;
   const worker = async () => {
     while (left-- > 0) await call();
   };
   const start = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: inflight }, worker));
-  return total / ((performance.now() - start) / 1000);
+  const used = process.cpuUsage(cpu);
+  return { perSecond: total / ((performance.now() - start) / 1000), cpuMicros: (used.user + used.system) / total };
 }
 
 const names: readonly ('bare' | 'ours')[] = args.only === 'bare' || args.only === 'ours' ? [args.only] : ['bare', 'ours'];
@@ -101,19 +111,26 @@ const targets = { bare: await bare(), ours: await ours() };
 // Warm-up: connections made, code optimized.
 for (const name of names) await rate(targets[name].call, 2000, 16);
 
-const best = { bare: { seq: NaN, conc: NaN }, ours: { seq: NaN, conc: NaN } };
+const none = (): Rate => ({ perSecond: NaN, cpuMicros: NaN });
+const best = { bare: { seq: none(), conc: none() }, ours: { seq: none(), conc: none() } };
+const better = (a: Rate, b: Rate): Rate => ({
+  perSecond: Number.isNaN(a.perSecond) ? b.perSecond : Math.max(a.perSecond, b.perSecond),
+  cpuMicros: Number.isNaN(a.cpuMicros) ? b.cpuMicros : Math.min(a.cpuMicros, b.cpuMicros),
+});
 for (let round = 0; round < ROUNDS; round++) {
   for (const name of names) {
-    best[name].seq = Math.max(best[name].seq || 0, await rate(targets[name].call, SEQUENTIAL, 1));
-    best[name].conc = Math.max(best[name].conc || 0, await rate(targets[name].call, CONCURRENT, INFLIGHT));
+    best[name].seq = better(best[name].seq, await rate(targets[name].call, SEQUENTIAL, 1));
+    best[name].conc = better(best[name].conc, await rate(targets[name].call, CONCURRENT, INFLIGHT));
     exporter.reset();
   }
 }
 await Promise.all(Object.values(targets).map((t) => t.close()));
 
-const row = (label: string, b: number, o: number) =>
-  `${label.padEnd(24)} ${b.toFixed(0).padStart(8)} ${o.toFixed(0).padStart(8)} ${(o / b).toFixed(3).padStart(7)}`;
-process.stdout.write(`otel=${args.otel}, best of ${ROUNDS} rounds (calls/s)\n`);
-process.stdout.write(`${'mode'.padEnd(24)} ${'bare'.padStart(8)} ${'ours'.padStart(8)} ${'ratio'.padStart(7)}\n`);
+const cell = (n: number, digits: number) => n.toFixed(digits).padStart(8);
+const row = (label: string, b: Rate, o: Rate) =>
+  `${label.padEnd(26)} ${cell(b.perSecond, 0)} ${cell(o.perSecond, 0)} ${cell(o.perSecond / b.perSecond, 3)}`
+  + ` ${cell(b.cpuMicros, 1)} ${cell(o.cpuMicros, 1)} ${cell(b.cpuMicros / o.cpuMicros, 3)}`;
+process.stdout.write(`otel=${args.otel}, best of ${ROUNDS} rounds; ratio = ours / bare in calls per second, bare / ours in CPU per call\n`);
+process.stdout.write(`${'mode'.padEnd(26)} ${'bare/s'.padStart(8)} ${'ours/s'.padStart(8)} ${'ratio'.padStart(8)} ${'bare µs'.padStart(8)} ${'ours µs'.padStart(8)} ${'ratio'.padStart(8)}\n`);
 process.stdout.write(`${row('sequential', best.bare.seq, best.ours.seq)}\n`);
 process.stdout.write(`${row(`concurrent (${INFLIGHT} in flight)`, best.bare.conc, best.ours.conc)}\n`);
