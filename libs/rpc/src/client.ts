@@ -6,6 +6,7 @@ import { currentContext } from './context.js';
 import { fromServiceError } from './errors.js';
 import { resolveTarget } from './local.js';
 import { outgoingMetadata } from './metadata.js';
+import { recordingSpans } from './tracing.js';
 import { meshServerName, processMeshCredentials, type MeshCredentials } from './mesh-credentials.js';
 
 type UnaryOf<F> = F extends (argument: infer A, callback: grpc.requestCallback<infer R>) => grpc.ClientUnaryCall ? (req: A, options?: CallOptions) => Promise<R> : never;
@@ -40,6 +41,9 @@ export interface CallOptions {
 type ClientCtor<C> = (new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => C) & { service: grpc.ServiceDefinition };
 
 const tracer = trace.getTracer('@edge/rpc');
+
+/** Metadata options of every call (shared: grpc-js only reads them). */
+const WAIT_FOR_READY: grpc.MetadataOptions = { waitForReady: true };
 
 /**
  * How much sooner than its caller's deadline a nested call must end, so that the callee gives
@@ -107,27 +111,29 @@ export function createRpcClient<C extends grpc.Client>(Ctor: ClientCtor<C>, targ
     // `path` is /edge.auth.v1.AuthService/Authenticate: the service part labels the calls counted.
     const grpcService = (def as grpc.MethodDefinition<unknown, unknown>).path.split('/')[1] ?? label;
     const method = (def as { originalName?: string }).originalName ?? name[0]!.toLowerCase() + name.slice(1);
-    out[method] = (req: unknown, options: CallOptions = {}) => {
+    out[method] = (req: unknown, options?: CallOptions) => {
       const ctx = currentContext();
-      const deadline = outgoingDeadline(options.deadlineMs ?? defaults.deadlineMs, ctx.deadline);
+      const deadline = outgoingDeadline(options?.deadlineMs ?? defaults.deadlineMs, ctx.deadline);
       const address = resolveTarget(target);
       // The caller has given up already, or the service has never been started: ask nothing.
       if (deadline <= Date.now()) return Promise.reject(unavailable(`the ${label} service`, new Error(`no time left for ${name} before the caller's deadline`)));
       if (address === undefined) return Promise.reject(unavailable(`the ${label} service`, new Error(`${target} is not bound`)));
       const client = clientFor(address);
-      const span = tracer.startSpan(`${name}`, { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc', 'rpc.method': name, 'server.address': address } });
-      const md = outgoingMetadata(ctx, trace.setSpan(context.active(), span));
+      // Without a tracer provider a span would only stand in for its parent: the active trace
+      // context is passed on as it is.
+      const span = recordingSpans() ? tracer.startSpan(`${name}`, { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc', 'rpc.method': name, 'server.address': address } }) : undefined;
+      const md = outgoingMetadata(ctx, span ? trace.setSpan(context.active(), span) : context.active());
       // Queued while no connection is ready (a restart, a reconnect), until the deadline.
-      md.setOptions({ waitForReady: true });
+      md.setOptions(WAIT_FOR_READY);
       return new Promise((resolve, reject) => {
         (client as unknown as Record<string, (...a: unknown[]) => void>)[name]!.call(client, req, md, { deadline }, (err: grpc.ServiceError | null, res: unknown) => {
           metrics.grpcCalled(grpcService, name, err ? grpc.status[err.code] ?? 'UNKNOWN' : 'OK');
           if (err) {
-            span.setStatus({ code: SpanStatusCode.ERROR, message: err.details });
-            span.end();
+            span?.setStatus({ code: SpanStatusCode.ERROR, message: err.details });
+            span?.end();
             reject(fromServiceError(err, label));
           } else {
-            span.end();
+            span?.end();
             resolve(res);
           }
         });

@@ -22,9 +22,9 @@ export interface RequestContext {
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
-/** Runs `fn` with `ctx` as the current request context. */
-export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
-  return storage.run(ctx, fn);
+/** Runs `fn` (with `args`, if any) with `ctx` as the current request context. */
+export function runWithContext<T, A extends unknown[] = []>(ctx: RequestContext, fn: (...args: A) => T, ...args: A): T {
+  return storage.run(ctx, fn, ...args);
 }
 
 /**
