@@ -73,6 +73,8 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
     'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
     // Calls running when the age is reached get this long to finish on the old connection.
     'grpc.max_connection_age_grace_ms': 30_000,
+    // No channelz service runs; its statistics would only cost every call (as in client.ts).
+    'grpc.enable_channelz': 0,
   });
   let serving = false;
   const tls = options.tls === undefined ? processMeshCredentials() : options.tls ?? undefined;
