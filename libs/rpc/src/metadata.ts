@@ -36,8 +36,10 @@ export function outgoingMetadata(ctx: RequestContext, otelCtx: Context = context
 
 /** The request context of an incoming call: request id (a new one when it carries none), actor and principal. */
 export function incomingRequestContext(md: grpc.Metadata): RequestContext {
+  const ctx: RequestContext = { requestId: text(md, REQUEST_ID) ?? randomUUID(), actorId: text(md, ACTOR) };
   const principal = decodePrincipal(md.get(PRINCIPAL_KEY)[0]);
-  return { requestId: text(md, REQUEST_ID) ?? randomUUID(), actorId: text(md, ACTOR), ...(principal ? { principal } : {}) };
+  if (principal) ctx.principal = principal;
+  return ctx;
 }
 
 /**
