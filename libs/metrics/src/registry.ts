@@ -54,15 +54,23 @@ export interface ProcessMetrics {
 let current: ProcessMetrics | undefined;
 
 /**
- * The child of `metric` for one set of label values, kept by `key`: recorded on every request,
- * so the labels are not hashed again each time (label values are bounded: routes, methods, codes).
+ * The child of `metric` for one set of label values, kept in one map per label: recorded on
+ * every request or call, so the labels are not hashed again each time, nor joined into a key
+ * (label values are bounded: routes, methods, codes).
  */
 function cachedChildren<C>(child: (values: string[]) => C): (...values: string[]) => C {
-  const children = new Map<string, C>();
+  type Level = Map<string, Level | C>;
+  const root: Level = new Map();
   return (...values) => {
-    const key = values.join('\u0000');
-    let c = children.get(key);
-    if (c === undefined) children.set(key, (c = child(values)));
+    let level = root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]!) as Level | undefined;
+      if (next === undefined) level.set(values[i]!, (next = new Map()));
+      level = next;
+    }
+    let c = level.get(values[last]!) as C | undefined;
+    if (c === undefined) level.set(values[last]!, (c = child(values)));
     return c;
   };
 }

@@ -22,9 +22,9 @@ export interface RequestContext {
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
-/** Runs `fn` with `ctx` as the current request context. */
-export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
-  return storage.run(ctx, fn);
+/** Runs `fn` (with `args`, if any) with `ctx` as the current request context. */
+export function runWithContext<T, A extends unknown[] = []>(ctx: RequestContext, fn: (...args: A) => T, ...args: A): T {
+  return storage.run(ctx, fn, ...args);
 }
 
 /**
@@ -32,12 +32,28 @@ export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
  * longer applies: work it deliberately left running (a background sweep started by the call) is
  * not bound by the deadline of a call that has been answered.
  */
-export async function handleWithContext<T>(ctx: RequestContext, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await storage.run(ctx, fn);
-  } finally {
+export function handleWithContext<T>(ctx: RequestContext, fn: () => Promise<T>): Promise<T> {
+  const answered = () => {
     ctx.deadline = undefined;
+  };
+  let running: Promise<T>;
+  try {
+    running = Promise.resolve(storage.run(ctx, fn));
+  } catch (err) {
+    answered();
+    return Promise.reject(err);
   }
+  // One derived promise, where an async function with try/finally makes two.
+  return running.then(
+    (value) => {
+      answered();
+      return value;
+    },
+    (err: unknown) => {
+      answered();
+      throw err;
+    },
+  );
 }
 
 /**

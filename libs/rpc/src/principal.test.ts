@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { incomingContext, outgoingMetadata } from './metadata.js';
-import { PRINCIPAL_KEY, type CallerPrincipal } from './principal.js';
+import { PRINCIPAL_KEY, encodePrincipal, type CallerPrincipal } from './principal.js';
 
 const principal: CallerPrincipal = {
   identityId: 'id-1', name: 'Zoë ✓', isAdmin: false, apiSessionId: 'as-1', roleAttributes: ['eu'], permissions: [],
@@ -20,6 +20,14 @@ describe('the caller principal in call metadata', () => {
       md.set(PRINCIPAL_KEY, Buffer.from(bad));
       expect(incomingContext(md).ctx.principal).toBeUndefined();
     }
+  });
+
+  it('is decoded once per value: the same bytes give the same object, frozen so that no call changes it for the next', () => {
+    const first = incomingContext(outgoingMetadata({ requestId: 'r1', principal })).ctx.principal;
+    const again = incomingContext(outgoingMetadata({ requestId: 'r2', principal: { ...principal } })).ctx.principal;
+    expect(again).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first!.mfa) && Object.isFrozen(first!.roleAttributes)).toBe(true);
+    expect(encodePrincipal(first!)).toBe(encodePrincipal(again!));
   });
 
   it('is absent when the caller sent none', () => {

@@ -44,9 +44,29 @@ export function encodePrincipal(p: CallerPrincipal): Buffer {
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
-/** The principal a metadata value carries; undefined when it is not a well-formed one. */
+/**
+ * Principals decoded lately, by their metadata value: every call made for one request, and every
+ * request of one API session, carries the same bytes. Bounded: emptied when full.
+ */
+const decoded = new Map<string, CallerPrincipal | undefined>();
+const DECODED_MAX = 1024;
+
+/**
+ * The principal a metadata value carries; undefined when it is not a well-formed one. The same
+ * value gives the same frozen object (so that passing it on encodes it once, see
+ * {@link encodePrincipal}).
+ */
 export function decodePrincipal(value: unknown): CallerPrincipal | undefined {
   if (!Buffer.isBuffer(value)) return undefined;
+  const key = value.toString('latin1');
+  if (decoded.has(key)) return decoded.get(key);
+  if (decoded.size >= DECODED_MAX) decoded.clear();
+  const p = parsePrincipal(value);
+  decoded.set(key, p);
+  return p;
+}
+
+function parsePrincipal(value: Buffer): CallerPrincipal | undefined {
   let v: unknown;
   try {
     v = JSON.parse(value.toString('utf8'));
@@ -61,9 +81,9 @@ export function decodePrincipal(value: unknown): CallerPrincipal | undefined {
     && isStrings(p.configTypes) && typeof mfa === 'object' && mfa !== null && typeof mfa.required === 'boolean'
     && typeof mfa.complete === 'boolean' && (mfa.passedAt === undefined || (typeof mfa.passedAt === 'string' && !Number.isNaN(Date.parse(mfa.passedAt))));
   if (!ok) return undefined;
-  return {
+  return Object.freeze({
     identityId: p.identityId as string, name: p.name as string, isAdmin: p.isAdmin as boolean, apiSessionId: p.apiSessionId as string,
-    roleAttributes: p.roleAttributes as string[], permissions: p.permissions as string[], configTypes: p.configTypes as string[],
-    mfa: { required: mfa.required as boolean, complete: mfa.complete as boolean, ...(mfa.passedAt ? { passedAt: mfa.passedAt as string } : {}) },
-  };
+    roleAttributes: Object.freeze(p.roleAttributes) as string[], permissions: Object.freeze(p.permissions) as string[], configTypes: Object.freeze(p.configTypes) as string[],
+    mfa: Object.freeze({ required: mfa.required as boolean, complete: mfa.complete as boolean, ...(mfa.passedAt ? { passedAt: mfa.passedAt as string } : {}) }),
+  });
 }

@@ -1,14 +1,15 @@
 import * as grpc from '@grpc/grpc-js';
-import { context, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, trace, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { contracts } from '@edge/proto';
 import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import { processMetrics, secondsSince } from '@edge/metrics';
-import { handleWithContext, type RequestContext } from './context.js';
+import { runWithContext, type RequestContext } from './context.js';
 import { classifyHandlerError, toServiceError } from './errors.js';
 import { bindAddress, recordBound } from './local.js';
-import { incomingContext } from './metadata.js';
+import { incomingRequestContext, incomingTraceContext } from './metadata.js';
 import { hasVerifiedPeer, processMeshCredentials, type MeshCredentials } from './mesh-credentials.js';
+import { recordingSpans } from './tracing.js';
 
 type RemoveIndex<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
 
@@ -72,6 +73,8 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
     'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
     // Calls running when the age is reached get this long to finish on the old connection.
     'grpc.max_connection_age_grace_ms': 30_000,
+    // No channelz service runs; its statistics would only cost every call (as in client.ts).
+    'grpc.enable_channelz': 0,
   });
   let serving = false;
   const tls = options.tls === undefined ? processMeshCredentials() : options.tls ?? undefined;
@@ -84,41 +87,55 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
   const metrics = processMetrics();
   // `path` is the full method path (/edge.auth.v1.AuthService/Authenticate): its service part
   // labels the metrics, so one process hosting several services keeps them apart.
-  const wrap = (method: string, path: string, impl: (req: unknown, ctx: RequestContext) => Promise<unknown>) =>
-    (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+  const wrap = (method: string, path: string, impl: (req: unknown, ctx: RequestContext) => Promise<unknown>) => {
+    const grpcService = path.split('/')[1] ?? name;
+    const spanName = `${name}/${method}`;
+    return (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
       if (tls && !open.has(method) && !hasVerifiedPeer(call)) {
         cb(NO_CLIENT_CERTIFICATE as grpc.ServiceError, null);
         return;
       }
       const started = process.hrtime.bigint();
-      const grpcService = path.split('/')[1] ?? name;
-      const { ctx, otelCtx } = incomingContext(call.metadata);
+      const ctx = incomingRequestContext(call.metadata);
       ctx.deadline = deadlineOf(call);
-      const span = tracer.startSpan(`${name}/${method}`, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.service': name, 'rpc.method': method, 'edge.request_id': ctx.requestId } }, otelCtx);
-      context.with(trace.setSpan(otelCtx, span), () =>
-        handleWithContext(ctx, () => impl(call.request, ctx)),
-      ).then(
+      const active = context.active();
+      const otelCtx = incomingTraceContext(call.metadata, active);
+      const handle = () => answer(ctx, impl, call.request);
+      let span: Span | undefined;
+      let answered: Promise<unknown>;
+      if (recordingSpans()) {
+        span = tracer.startSpan(spanName, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.service': name, 'rpc.method': method, 'edge.request_id': ctx.requestId } }, otelCtx);
+        answered = context.with(trace.setSpan(otelCtx, span), handle);
+      } else {
+        // No span to record: the handler's calls only pass on the trace context this one carried.
+        answered = otelCtx === active ? handle() : context.with(otelCtx, handle);
+      }
+      answered.then(
         (res) => {
-          span.end();
+          // Answered: the deadline no longer binds work the handler left running (as handleWithContext).
+          ctx.deadline = undefined;
+          span?.end();
           metrics.grpcHandled(grpcService, method, 'OK', secondsSince(started));
           cb(null, res);
         },
         (thrown: unknown) => {
+          ctx.deadline = undefined;
           const err = classifyHandlerError(thrown, name);
           if (!isZitiError(err)) {
             log.error({ err, method, requestId: ctx.requestId }, 'unhandled error in gRPC handler');
-            span.setStatus({ code: SpanStatusCode.ERROR });
+            span?.setStatus({ code: SpanStatusCode.ERROR });
           } else if (err.code === 'UNAVAILABLE' && err.cause !== undefined) {
             // The client is told only that something is unavailable; the log says what and where.
             log.warn({ err: err.cause, method, requestId: ctx.requestId }, 'answered UNAVAILABLE');
           }
-          span.end();
+          span?.end();
           const serviceError = toServiceError(err);
           metrics.grpcHandled(grpcService, method, grpc.status[serviceError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN', secondsSince(started));
           cb(serviceError as grpc.ServiceError, null);
         },
       );
     };
+  };
 
   return {
     add(service, handlers) {
@@ -158,6 +175,18 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
       });
     },
   };
+}
+
+/**
+ * What `impl` answers `request` with, run with `ctx` as the request context; a synchronous throw
+ * becomes a rejection.
+ */
+function answer(ctx: RequestContext, impl: (req: unknown, ctx: RequestContext) => Promise<unknown>, request: unknown): Promise<unknown> {
+  try {
+    return Promise.resolve(runWithContext(ctx, impl, request, ctx));
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /** The incoming call's deadline in epoch ms, or undefined when the caller set none. */

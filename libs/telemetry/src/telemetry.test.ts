@@ -2,13 +2,12 @@ import { SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contracts, type IdentityServiceHandlers, type PkiServiceHandlers } from '@edge/proto';
-import { createRpcClient, createRpcServer, stubHandlers, type AsyncHandlers, type RpcServer } from '@edge/rpc';
-import { silentLogger } from '@edge/logging';
+import { createRpcClient, stubHandlers } from '@edge/rpc';
+import { serve, servers } from './test-fixtures.js';
 import { startTelemetry, tracesUrl, type Telemetry } from './index.js';
 
 const exporter = new InMemorySpanExporter();
 let telemetry: Telemetry;
-const servers: RpcServer[] = [];
 let identityAddr = '';
 
 const notImplemented = async (): Promise<never> => {
@@ -18,15 +17,6 @@ const notImplemented = async (): Promise<never> => {
 function parentOf(span: ReadableSpan): string | undefined {
   const s = span as ReadableSpan & { parentSpanId?: string };
   return span.parentSpanContext?.spanId ?? s.parentSpanId;
-}
-
-async function serve<H>(name: string, service: Parameters<RpcServer['add']>[0], handlers: AsyncHandlers<H>): Promise<string> {
-  const server = createRpcServer(name, silentLogger());
-  server.add<H>(service, handlers);
-  const port = await server.listen('127.0.0.1:0');
-  server.setServing(true);
-  servers.push(server);
-  return `127.0.0.1:${port}`;
 }
 
 beforeAll(async () => {
