@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { ROOT_CONTEXT, context, propagation } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contracts, type IdentityServiceHandlers, type PkiServiceHandlers } from '@edge/proto';
@@ -47,5 +48,11 @@ describe('calls in a process that records no spans', () => {
     const res = await identity.getIdentity({ id: 'i1' });
     identity.close();
     expect(res).toMatchObject({ id: '', name: '' });
+  });
+
+  it('leave node:http unpatched: without a span processor no instrumentation wraps requests', () => {
+    const http = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+    expect((http.Server.prototype.emit as { __wrapped?: boolean }).__wrapped).toBeUndefined();
+    expect((http.request as { __wrapped?: boolean }).__wrapped).toBeUndefined();
   });
 });

@@ -43,8 +43,8 @@ export function tracesUrl(endpoint: string): string {
 /**
  * Starts the OpenTelemetry SDK for this process: W3C trace-context propagation always; OTLP/HTTP
  * export of spans when `otlpEndpoint` is set; extra processors as given. Registers the http, grpc
- * and pg instrumentations (best effort: under ESM, modules loaded before this call are not
- * patched). Idempotent per process: later calls return the first handle.
+ * and pg instrumentations when spans are exported or processed (best effort: under ESM, modules
+ * loaded before this call are not patched). Idempotent per process: later calls return the first handle.
  */
 export function startTelemetry(opts: TelemetryOptions): Telemetry {
   const g = globalThis as Global;
@@ -66,7 +66,10 @@ export function startTelemetry(opts: TelemetryOptions): Telemetry {
     // Only traces are ours to configure; without these NodeSDK would start OTLP metric and log exporters from OTEL_* defaults.
     metricReaders: [],
     logRecordProcessors: [],
-    instrumentations: [new HttpInstrumentation(), new GrpcInstrumentation(), new PgInstrumentation()],
+    // Patching http, grpc-js and pg only pays when spans go somewhere: without a processor every
+    // request, call and query would still pay for the wrappers and their placeholder spans. The
+    // trace context passes on without them (the gateway's routes, libs/rpc and libs/bus carry it).
+    instrumentations: spanProcessors.length > 0 ? [new HttpInstrumentation(), new GrpcInstrumentation(), new PgInstrumentation()] : [],
   });
   sdk.start();
 
