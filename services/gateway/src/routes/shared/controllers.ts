@@ -7,7 +7,7 @@ import { list } from '@edge/envelope';
 import type { session } from '@edge/proto';
 import type { Clients } from '../../clients.js';
 import type { Router } from '../../http/route.js';
-import { baseEntity } from './entity.js';
+import { baseEntity, withFields } from './entity.js';
 import { CLIENT_BASE, MANAGEMENT_BASE } from '../root.js';
 
 /** SHA-1 of the certificate's DER, as OpenZiti prints controller fingerprints; '' when unreadable. */
@@ -22,15 +22,14 @@ function fingerprint(pem: string): string {
 /** `controllerDetail`. */
 function renderController(c: session.Controller__Output) {
   const api = (path: string) => [{ url: `${c.apiAddress}${path}`, version: 'v1' }];
-  return {
-    ...baseEntity({ ...c, tagsJson: '{}' }, 'controllers'),
+  return withFields(baseEntity({ ...c, tagsJson: '{}' }, 'controllers'), {
     name: c.name,
     certPem: c.certPem,
     fingerprint: fingerprint(c.certPem),
     isOnline: c.isOnline,
     lastJoinedAt: c.lastJoinedAt,
     apiAddresses: { 'edge-client': api(CLIENT_BASE), 'edge-management': api(MANAGEMENT_BASE) },
-  };
+  });
 }
 
 /** Registers `/controllers` under one API's base path. */

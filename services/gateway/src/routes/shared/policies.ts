@@ -8,7 +8,7 @@ import { parseBody, type z } from '@edge/schemas';
 import type { common } from '@edge/proto';
 import type { Clients } from '../../clients.js';
 import type { Router } from '../../http/route.js';
-import { baseEntity, idParam, presentFields } from './entity.js';
+import { baseEntity, withFields, idParam, presentFields } from './entity.js';
 import { listBody, listQuery } from './list.js';
 import { renderIdentity } from './render.js';
 import { renderEdgeRouters } from '../management/routers/map.js';
@@ -27,7 +27,7 @@ const ROLE_FIELDS = ['identityRoles', 'serviceRoles', 'postureCheckRoles', 'edge
 /** `servicePolicyDetail`, `edgeRouterPolicyDetail` or `serviceEdgeRouterPolicyDetail`. */
 export function renderPolicy(p: object, collection: string) {
   const m = p as Message;
-  const out: Record<string, unknown> = { ...baseEntity(m, collection, LINKS[collection]), name: m.name, semantic: m.semantic };
+  const out: Record<string, unknown> = withFields(baseEntity(m, collection, LINKS[collection]), { name: m.name, semantic: m.semantic });
   for (const k of OPTIONAL) if (k in m) out[k] = m[k];
   for (const k of ROLE_FIELDS) {
     if (!(k in m)) continue;

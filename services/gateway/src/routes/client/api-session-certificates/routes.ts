@@ -7,7 +7,7 @@ import { parseBody, z } from '@edge/schemas';
 import type { auth } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
-import { baseEntity } from '../../shared/entity.js';
+import { baseEntity, withFields } from '../../shared/entity.js';
 import { listBody, listQuery } from '../../shared/list.js';
 
 const COLLECTION = 'current-api-session/certificates';
@@ -17,10 +17,9 @@ const currentApiSessionCertificateCreate = z.object({ csr: z.string().max(64_000
 
 /** `currentApiSessionCertificateDetail`. */
 function render(c: auth.ApiSessionCertificate__Output) {
-  return {
-    ...baseEntity({ ...c, tagsJson: '{}' }, COLLECTION),
+  return withFields(baseEntity({ ...c, tagsJson: '{}' }, COLLECTION), {
     subject: c.subject, fingerprint: c.fingerprint, validFrom: c.validFrom, validTo: c.validTo, certificate: c.certificate,
-  };
+  });
 }
 
 /** Registers the routes under the client base path. */

@@ -3,7 +3,7 @@
  */
 import { entityRef } from '@edge/envelope';
 import type { session } from '@edge/proto';
-import { baseEntity, jsonObject } from '../../shared/entity.js';
+import { baseEntity, withFields, jsonObject } from '../../shared/entity.js';
 
 /** `sessionEdgeRouter`: the router as a client sees it, with the URLs of its protocols. */
 function renderSessionEdgeRouter(r: session.SessionEdgeRouter__Output) {
@@ -24,8 +24,7 @@ function renderSessionEdgeRouter(r: session.SessionEdgeRouter__Output) {
 
 /** `sessionDetail`. */
 export function renderSession(s: session.Session__Output) {
-  return {
-    ...baseEntity(s, 'sessions'),
+  return withFields(baseEntity(s, 'sessions'), {
     apiSession: entityRef('api-sessions', 'api-sessions', s.apiSessionId, s.apiSessionId),
     apiSessionId: s.apiSessionId,
     edgeRouters: s.edgeRouters.map(renderSessionEdgeRouter),
@@ -34,7 +33,7 @@ export function renderSession(s: session.Session__Output) {
     serviceId: s.serviceId,
     token: s.token,
     type: s.type,
-  };
+  });
 }
 
 /**
@@ -43,5 +42,5 @@ export function renderSession(s: session.Session__Output) {
  */
 export function renderManagementSession(s: session.Session__Output, policyNames: ReadonlyMap<string, string>) {
   const known = s.servicePolicyIds.filter((id) => policyNames.has(id));
-  return { ...renderSession(s), servicePolicies: known.map((id) => entityRef('service-policies', 'service-policies', id, policyNames.get(id)!)) };
+  return withFields(renderSession(s), { servicePolicies: known.map((id) => entityRef('service-policies', 'service-policies', id, policyNames.get(id)!)) });
 }

@@ -1,7 +1,7 @@
 /**
  * HTTP ↔ auth policy proto messages.
  */
-import { baseEntity } from '../../shared/entity.js';
+import { baseEntity, withFields } from '../../shared/entity.js';
 import type { auth } from '@edge/proto';
 import type { AuthPolicyCreate, AuthPolicyPatch } from './schemas.js';
 
@@ -44,10 +44,9 @@ export function patchedFields(current: auth.AuthPolicyFields__Output, b: AuthPol
 /** `authPolicyDetail`. */
 export function renderAuthPolicy(p: auth.AuthPolicy__Output) {
   const f = p.fields!;
-  return {
-    ...baseEntity({ ...p, tagsJson: f.tagsJson }, 'auth-policies'),
+  return withFields(baseEntity({ ...p, tagsJson: f.tagsJson }, 'auth-policies'), {
     name: f.name,
     primary: { cert: f.cert, extJwt: f.extJwt, updb: f.updb },
     secondary: { requireTotp: f.secondary!.requireTotp, requireExtJwtSigner: f.secondary!.requireExtJwtSigner ?? null },
-  };
+  });
 }

@@ -2,14 +2,13 @@
  * Authenticator messages ↔ HTTP: `authenticatorDetail` and the update requests.
  */
 import { entityRef } from '@edge/envelope';
-import { baseEntity } from '../../shared/entity.js';
+import { baseEntity, withFields } from '../../shared/entity.js';
 import type { auth } from '@edge/proto';
 import type { AuthenticatorChangeBody } from './schemas.js';
 
 /** `authenticatorDetail`. */
 export function renderAuthenticator(a: auth.Authenticator__Output) {
-  return {
-    ...baseEntity(a, 'authenticators'),
+  return withFields(baseEntity(a, 'authenticators'), {
     method: a.method,
     identityId: a.identityId,
     identity: entityRef('identities', 'identities', a.identityId, a.identityName),
@@ -19,7 +18,7 @@ export function renderAuthenticator(a: auth.Authenticator__Output) {
     isExtendRequested: a.extendRequestedAt !== undefined,
     isKeyRollRequested: a.isKeyRollRequested,
     ...(a.extendRequestedAt !== undefined ? { extendRequestedAt: a.extendRequestedAt } : {}),
-  };
+  });
 }
 
 /** The fields a body changes: all three for a replace, those present (and not null) for a patch. */

@@ -2,7 +2,7 @@
  * Certificate authority messages ↔ HTTP: `caDetail` and the write requests.
  */
 import type { pki } from '@edge/proto';
-import { baseEntity, presentFields } from '../../shared/entity.js';
+import { baseEntity, withFields, presentFields } from '../../shared/entity.js';
 import type { CaBody } from './schemas.js';
 
 /** Every writable field but the claim, by JSON name. */
@@ -36,8 +36,7 @@ export function toCaFields(b: CaBody): pki.CaFields {
 /** `caDetail`; the verification token only while there is something to verify (as ca_api_model.go). */
 export function renderCa(ca: pki.Ca__Output) {
   const f = ca.fields!;
-  return {
-    ...baseEntity({ ...ca, tagsJson: f.tagsJson }, 'cas'),
+  return withFields(baseEntity({ ...ca, tagsJson: f.tagsJson }, 'cas'), {
     name: f.name,
     fingerprint: ca.fingerprint,
     certPem: f.certPem,
@@ -49,5 +48,5 @@ export function renderCa(ca: pki.Ca__Output) {
     identityRoles: f.identityRoles,
     identityNameFormat: f.identityNameFormat,
     ...(f.externalIdClaim ? { externalIdClaim: { ...f.externalIdClaim, index: Number(f.externalIdClaim.index) } } : {}),
-  };
+  });
 }

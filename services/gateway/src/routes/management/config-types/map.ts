@@ -2,7 +2,7 @@
  * Config types: HTTP bodies ↔ proto messages.
  */
 import type { policy } from '@edge/proto';
-import { baseEntity, jsonObject } from '../../shared/entity.js';
+import { baseEntity, withFields, jsonObject } from '../../shared/entity.js';
 import type { ConfigTypeBody } from './schemas.js';
 
 /** The fields PUT replaces (`target` is set at create). */
@@ -14,5 +14,5 @@ export function toFields(b: ConfigTypeBody): policy.ConfigTypeFields {
 
 /** `configTypeDetail`. */
 export function renderConfigType(t: policy.ConfigType__Output) {
-  return { ...baseEntity(t, 'config-types', ['configs']), name: t.name, schema: jsonObject(t.schemaJson), target: t.target };
+  return withFields(baseEntity(t, 'config-types', ['configs']), { name: t.name, schema: jsonObject(t.schemaJson), target: t.target });
 }

@@ -3,7 +3,7 @@
  */
 import { entityRef } from '@edge/envelope';
 import type { policy } from '@edge/proto';
-import { baseEntity, jsonObject } from '../../shared/entity.js';
+import { baseEntity, withFields, jsonObject } from '../../shared/entity.js';
 import type { ConfigBody } from './schemas.js';
 
 /** The fields PUT replaces (a config's type never changes). */
@@ -15,11 +15,10 @@ export function toFields(b: ConfigBody): policy.ConfigFields {
 
 /** `configDetail`. */
 export function renderConfig(c: policy.Config__Output) {
-  return {
-    ...baseEntity(c, 'configs', ['services']),
+  return withFields(baseEntity(c, 'configs', ['services']), {
     name: c.name,
     configTypeId: c.configTypeId,
     configType: entityRef('config-types', 'config-types', c.configTypeId, c.configTypeName),
     data: jsonObject(c.dataJson),
-  };
+  });
 }

@@ -3,7 +3,7 @@
  * `controllerSettingEffective`.
  */
 import type { session } from '@edge/proto';
-import { baseEntity } from '../../shared/entity.js';
+import { baseEntity, withFields } from '../../shared/entity.js';
 import type { ControllerSettingBody } from './schemas.js';
 
 /** The fields PUT replaces; a list PUT leaves out goes back to the global one. */
@@ -41,14 +41,13 @@ function renderSettings(o: session.OidcSettings__Output | null) {
 
 /** `controllerSettingDetail`. */
 export function renderControllerSetting(s: session.ControllerSetting__Output) {
-  return { ...baseEntity(s, 'controller-settings'), ...renderSettings(s.oidc) };
+  return withFields(baseEntity(s, 'controller-settings'), renderSettings(s.oidc));
 }
 
 /** `controllerSettingEffective`; `instance` only when the controller has settings of its own. */
 export function renderEffective(e: session.ControllerSettingEffective__Output) {
-  return {
-    ...baseEntity(e, 'controller-settings'),
+  return withFields(baseEntity(e, 'controller-settings'), {
     effective: renderSettings(e.effective),
     ...(e.instance ? { instance: renderSettings(e.instance) } : {}),
-  };
+  });
 }

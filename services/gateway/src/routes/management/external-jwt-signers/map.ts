@@ -3,7 +3,7 @@
  * and the write requests.
  */
 import type { auth } from '@edge/proto';
-import { baseEntity } from '../../shared/entity.js';
+import { baseEntity, withFields } from '../../shared/entity.js';
 import type { ExtJwtSignerBody } from './schemas.js';
 
 /** Every writable field, by JSON name. */
@@ -33,8 +33,7 @@ export function toSignerFields(b: ExtJwtSignerBody): auth.ExternalJwtSignerField
  */
 export function renderSigner(s: auth.ExternalJwtSigner__Output) {
   const f = s.fields!;
-  return {
-    ...baseEntity({ ...s, tagsJson: f.tagsJson }, 'external-jwt-signers'),
+  return withFields(baseEntity({ ...s, tagsJson: f.tagsJson }, 'external-jwt-signers'), {
     name: f.name,
     certPem: f.certPem ?? null,
     jwksEndpoint: f.jwksEndpoint ?? null,
@@ -57,14 +56,13 @@ export function renderSigner(s: auth.ExternalJwtSigner__Output) {
     commonName: s.commonName ?? '',
     notBefore: s.notBefore ?? s.createdAt,
     notAfter: s.notAfter ?? s.createdAt,
-  };
+  });
 }
 
 /** `clientExternalJwtSignerDetail`: what an SDK needs to find where to get a token (unset strings null, as above). */
 export function renderClientSigner(s: auth.ExternalJwtSigner__Output) {
   const f = s.fields!;
-  return {
-    ...baseEntity({ ...s, tagsJson: f.tagsJson }, 'external-jwt-signers'),
+  return withFields(baseEntity({ ...s, tagsJson: f.tagsJson }, 'external-jwt-signers'), {
     name: f.name,
     externalAuthUrl: f.externalAuthUrl ?? null,
     audience: f.audience,
@@ -73,5 +71,5 @@ export function renderClientSigner(s: auth.ExternalJwtSigner__Output) {
     targetToken: f.targetToken,
     enrollToCertEnabled: f.enrollToCertEnabled,
     enrollToTokenEnabled: f.enrollToTokenEnabled,
-  };
+  });
 }

@@ -2,7 +2,7 @@
  * Management `/identity-types`: list and detail of the identity types the identity service owns.
  */
 import { ok } from '@edge/envelope';
-import { baseEntity } from '../../shared/entity.js';
+import { baseEntity, withFields } from '../../shared/entity.js';
 import type { identity } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
@@ -10,10 +10,9 @@ import { listBody, listQuery } from '../../shared/list.js';
 
 /** `identityTypeDetail`. */
 function renderIdentityType(t: identity.IdentityType__Output) {
-  return {
-    ...baseEntity(t, 'identity-types'),
+  return withFields(baseEntity(t, 'identity-types'), {
     name: t.name,
-  };
+  });
 }
 
 /** Registers the identity type routes under the management base path. */

@@ -2,7 +2,7 @@
  * Posture checks: HTTP bodies ↔ proto messages.
  */
 import type { policy } from '@edge/proto';
-import { baseEntity, jsonObject } from '../../shared/entity.js';
+import { baseEntity, withFields, jsonObject } from '../../shared/entity.js';
 import { TYPE_FIELD_NAMES, type PostureCheckBody, type PostureCheckTypeId } from './schemas.js';
 
 /** The entity fields every type has. */
@@ -24,12 +24,11 @@ export function toFields(b: PostureCheckBody): policy.PostureCheckFields {
 
 /** `postureCheckDetail` of its type: the common fields and the type's own. */
 export function renderPostureCheck(c: policy.PostureCheck__Output) {
-  return {
-    ...baseEntity(c, 'posture-checks'),
+  return withFields(baseEntity(c, 'posture-checks'), {
     name: c.name,
     typeId: c.typeId,
     version: c.version,
     roleAttributes: c.roleAttributes,
     ...jsonObject(c.dataJson),
-  };
+  });
 }

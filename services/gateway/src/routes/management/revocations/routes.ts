@@ -7,7 +7,7 @@ import { parseBody, tags, z } from '@edge/schemas';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 import { listBody, listQuery } from '../../shared/list.js';
-import { baseEntity } from '../../shared/entity.js';
+import { baseEntity, withFields } from '../../shared/entity.js';
 
 /** `revocationCreate`. */
 const revocationCreate = z.object({
@@ -18,7 +18,7 @@ const revocationCreate = z.object({
 
 /** `revocationDetail`. */
 function renderRevocation(r: auth.Revocation__Output) {
-  return { ...baseEntity(r, 'revocations'), type: r.type, expiresAt: r.expiresAt };
+  return withFields(baseEntity(r, 'revocations'), { type: r.type, expiresAt: r.expiresAt });
 }
 
 /** Registers the revocation routes under the management base path. */

@@ -2,7 +2,7 @@
  * HTTP bodies → router proto messages, and router messages → `edgeRouterDetail`/`routerDetail`.
  */
 import { selfLink } from '@edge/envelope';
-import { baseEntity } from '../../shared/entity.js';
+import { baseEntity, withFields } from '../../shared/entity.js';
 import type { identity, pki } from '@edge/proto';
 import { enrollmentsByOwner, renderRouterEnrollment } from '../../shared/enrollments.js';
 import type { Clients } from '../../../clients.js';
@@ -106,7 +106,7 @@ export function renderCommonEdgeRouter(r: identity.Router__Output) {
 
 /** `currentIdentityEdgeRouterDetail`. */
 export function renderCurrentIdentityEdgeRouter(r: identity.Router__Output) {
-  return { ...baseEntity(r, 'edge-routers'), ...renderCommonEdgeRouter(r) };
+  return withFields(baseEntity(r, 'edge-routers'), renderCommonEdgeRouter(r));
 }
 
 /** A page of edge routers rendered with their outstanding enrollments (one call to the pki service). */

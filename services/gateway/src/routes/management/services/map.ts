@@ -3,7 +3,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { policy } from '@edge/proto';
-import { baseEntity, jsonObject } from '../../shared/entity.js';
+import { baseEntity, withFields, jsonObject } from '../../shared/entity.js';
 import type { ServiceBody } from './schemas.js';
 
 /** The fields PUT replaces; `encryptionRequired` is set at create only. */
@@ -64,8 +64,7 @@ export function renderClientService(s: policy.Service__Output, states: ReadonlyM
 }
 
 function renderServiceWith(s: policy.Service__Output, states: ReadonlyMap<string, QueryState> | undefined) {
-  return {
-    ...baseEntity(s, 'services', LINKS),
+  return withFields(baseEntity(s, 'services', LINKS), {
     name: s.name,
     terminatorStrategy: s.terminatorStrategy,
     roleAttributes: s.roleAttributes,
@@ -75,7 +74,7 @@ function renderServiceWith(s: policy.Service__Output, states: ReadonlyMap<string
     maxIdleTimeMillis: Number(s.maxIdleTimeMillis),
     permissions: s.permissions,
     postureQueries: s.postureQueries.map((g) => postureQueryGroup(g, states)),
-  };
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { entityRef } from '@edge/envelope';
 import type { session } from '@edge/proto';
-import { baseEntity } from '../../shared/entity.js';
+import { baseEntity, withFields } from '../../shared/entity.js';
 import type { TerminatorBody } from './schemas.js';
 
 /** The fields PUT replaces (the service is fixed at creation and left as it is). */
@@ -22,8 +22,7 @@ const serviceRef = (t: session.Terminator__Output) => entityRef('services', 'ser
 /** `terminatorDetail`. The secret is never returned; no circuits run here, so the dynamic cost is the cost. */
 export function renderTerminator(t: session.Terminator__Output) {
   const routers = t.routerKind === 'edge' ? 'edge-routers' : 'transit-routers';
-  return {
-    ...baseEntity(t, 'terminators'),
+  return withFields(baseEntity(t, 'terminators'), {
     serviceId: t.serviceId,
     service: serviceRef(t),
     routerId: t.routerId,
@@ -37,10 +36,10 @@ export function renderTerminator(t: session.Terminator__Output) {
     ...(t.savedPrecedence ? { savedPrecedence: t.savedPrecedence } : {}),
     hostId: t.hostId,
     isSystem: false,
-  };
+  });
 }
 
 /** `terminatorClientDetail`: what a client may know of where its service is hosted. */
 export function renderClientTerminator(t: session.Terminator__Output) {
-  return { ...baseEntity(t, 'terminators'), serviceId: t.serviceId, service: serviceRef(t), routerId: t.routerId, identity: t.identity };
+  return withFields(baseEntity(t, 'terminators'), { serviceId: t.serviceId, service: serviceRef(t), routerId: t.routerId, identity: t.identity });
 }
