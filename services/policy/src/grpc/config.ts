@@ -15,11 +15,11 @@ import { CONFIG_TYPE_FIELDS } from '../store/config-type.js';
 import { storedToProto, type HandlerDeps } from './common.js';
 
 export function configTypeToProto(t: ConfigType): pb.ConfigType {
-  return { ...storedToProto(t), name: t.name, schemaJson: JSON.stringify(t.schema), target: t.target };
+  return Object.assign(storedToProto(t), { name: t.name, schemaJson: JSON.stringify(t.schema), target: t.target });
 }
 
 export function configToProto(c: Config): pb.Config {
-  return { ...storedToProto(c), name: c.name, configTypeId: c.configTypeId, configTypeName: c.configTypeName, dataJson: JSON.stringify(c.data) };
+  return Object.assign(storedToProto(c), { name: c.name, configTypeId: c.configTypeId, configTypeName: c.configTypeName, dataJson: JSON.stringify(c.data) });
 }
 
 function configTypeInput(f: pb.ConfigTypeFields__Output | null): ConfigTypeInput {

@@ -86,7 +86,7 @@ export function createPolicyHandlerSet(deps: HandlerDeps, store: PolicyStore) {
       names.set(f, new Map(entities.map((e) => [e.id, e.name])));
     }
     return policies.map((p) => {
-      const out: PolicyMessage = { ...storedToProto(p), name: p.name, semantic: p.semantic };
+      const out: PolicyMessage = Object.assign(storedToProto(p), { name: p.name, semantic: p.semantic });
       if (kind.typed) out.type = p.type;
       if (p.isSystem !== undefined) out.isSystem = p.isSystem;
       for (const f of kind.roleFields) {

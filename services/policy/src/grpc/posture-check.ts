@@ -17,7 +17,7 @@ import { POSTURE_CHECK_FIELDS, POSTURE_CHECK_TYPE_FIELDS, type PostureCheckTypeR
 import { storedToProto, type HandlerDeps } from './common.js';
 
 export function postureCheckToProto(c: PostureCheck): pb.PostureCheck {
-  return { ...storedToProto(c), name: c.name, typeId: c.typeId, roleAttributes: c.roleAttributes, version: c.version, dataJson: JSON.stringify(c.data) };
+  return Object.assign(storedToProto(c), { name: c.name, typeId: c.typeId, roleAttributes: c.roleAttributes, version: c.version, dataJson: JSON.stringify(c.data) });
 }
 
 function postureCheckTypeToProto(t: PostureCheckTypeRow): pb.PostureCheckType {

@@ -15,11 +15,11 @@ import { storedToProto, type HandlerDeps } from './common.js';
 
 /** The proto message of a service; `extra` carries what an evaluation adds. */
 export function serviceToProto(s: Service, extra: Partial<pb.Service> = {}): pb.Service {
-  return {
-    ...storedToProto(s), name: s.name, encryptionRequired: s.encryptionRequired, maxIdleTimeMillis: s.maxIdleTimeMillis,
+  return Object.assign(storedToProto(s), {
+    name: s.name, encryptionRequired: s.encryptionRequired, maxIdleTimeMillis: s.maxIdleTimeMillis,
     terminatorStrategy: s.terminatorStrategy, roleAttributes: s.roleAttributes, configs: s.configs,
-    permissions: [], postureQueries: [], configJson: '{}', ...extra,
-  };
+    permissions: [] as string[], postureQueries: [] as pb.PostureQueryGroup[], configJson: '{}',
+  }, extra);
 }
 
 /** The service roles of a policy, as a store matches them. */
