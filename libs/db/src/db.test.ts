@@ -231,7 +231,8 @@ describe('on pglite', () => {
     it('keeps a transaction that is busy, however long its queries take', async () => {
       await db.transaction().execute(async (trx) => {
         const started = Date.now();
-        await sql`select count(*) from generate_series(1, 1000000)`.execute(trx);
+        // Longer than the idle limit (300 ms) on a fast machine too: about a second of work.
+        await sql`select count(*) from generate_series(1, 4000000)`.execute(trx);
         expect(Date.now() - started).toBeGreaterThan(300);
         await trx.insertInto('items').values({ id: 'busy', name: 'busy' }).execute();
         for (let i = 0; i < 5; i++) {
