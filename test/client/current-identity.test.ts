@@ -3,9 +3,9 @@
  * carries its authenticators and MFA state: one gRPC call once the session is cached, and
  * changes to the authenticators show without waiting for the principal to age out.
  */
-import { processMetrics } from '@edge/metrics';
 import { describe, expect, it } from 'vitest';
 import { useController, type TestController } from '../support/controller.js';
+import { grpcCallsOf } from '../support/metrics.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 
 const C = '/edge/client/v1';
@@ -15,12 +15,6 @@ let admin: string;
 
 useController((f) => ({ c, admin } = f));
 
-/** gRPC calls made so far by this process, by method. */
-async function calls(...methods: string[]): Promise<Record<string, number>> {
-  const metric = await processMetrics().registry.getSingleMetric('edge_grpc_client_calls_total')!.get();
-  return Object.fromEntries(methods.map((m) => [m, metric.values.filter((v) => v.labels.grpc_method === m).reduce((n, v) => n + v.value, 0)]));
-}
-
 const me = async (session: string) => (await c.http.get(`${C}/current-identity`, { session, expectStatus: 200 })).body.data;
 
 describe('current-identity', () => {
@@ -28,9 +22,9 @@ describe('current-identity', () => {
     const u = await createPasswordIdentity(c, admin, 'ci-one-call', 'ci-one-call-secret');
     await me(u.token); // the principal is cached from here on
     const methods = ['GetIdentity', 'GetIdentityAuthSummaries', 'ValidateSession'];
-    const before = await calls(...methods);
+    const before = await grpcCallsOf(...methods);
     const data = await me(u.token);
-    expect(await calls(...methods)).toEqual({ ...before, GetIdentity: before.GetIdentity! + 1 });
+    expect(await grpcCallsOf(...methods)).toEqual({ ...before, GetIdentity: before.GetIdentity! + 1 });
     expect(data).toMatchObject({ id: u.id, hasApiSession: true, isMfaEnabled: false, authenticators: { updb: { username: 'ci-one-call' } } });
   });
 

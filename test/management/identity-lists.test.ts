@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { IDENTITY_FIELDS } from '@edge/identity';
-import { processMetrics } from '@edge/metrics';
 import { evaluate, parseFilter, sortRecords, type FilterRecord } from '@edge/zitiql';
 import { startTestController, type TestController } from '../support/controller.js';
+import { grpcCallsOf } from '../support/metrics.js';
 
 const M = '/edge/management/v1';
 const COUNT = 240;
@@ -173,9 +173,8 @@ describe('identity list paging', () => {
 
   it('asks nothing more for an empty page than the page itself', async () => {
     const calls = async () => {
-      const metric = await processMetrics().registry.getSingleMetric('edge_grpc_client_calls_total')!.get();
-      const of = (method: string) => metric.values.filter((v) => v.labels.grpc_method === method).reduce((n, v) => n + v.value, 0);
-      return { list: of('ListIdentities'), summaries: of('GetIdentityAuthSummaries'), enrollments: of('GetEnrollmentsOf') };
+      const n = await grpcCallsOf('ListIdentities', 'GetIdentityAuthSummaries', 'GetEnrollmentsOf');
+      return { list: n.ListIdentities!, summaries: n.GetIdentityAuthSummaries!, enrollments: n.GetEnrollmentsOf! };
     };
     const before = await calls();
     const empty = await list(`filter=${encodeURIComponent('name = "no such identity"')}`);

@@ -1,7 +1,8 @@
 /**
- * Reading a Prometheus endpoint in tests: scrape, and sum the samples of one series whose
- * labels include the given ones.
+ * Reading metrics in tests: scrape a Prometheus endpoint and sum the samples of one series whose
+ * labels include the given ones, or count the gRPC calls of this process.
  */
+import { processMetrics } from '@edge/metrics';
 
 /** Scrapes `http://<host:port>/metrics`; throws unless it answers 200. */
 export async function scrape(addr: string): Promise<string> {
@@ -20,4 +21,13 @@ export function sampleSum(text: string, name: string, labels: Record<string, str
     if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[3]);
   }
   return sum;
+}
+
+/**
+ * gRPC calls this process (a standalone test controller) has made so far, by method name, for
+ * each method asked about.
+ */
+export async function grpcCallsOf(...methods: string[]): Promise<Record<string, number>> {
+  const metric = await processMetrics().registry.getSingleMetric('edge_grpc_client_calls_total')!.get();
+  return Object.fromEntries(methods.map((m) => [m, metric.values.filter((v) => v.labels.grpc_method === m).reduce((n, v) => n + v.value, 0)]));
 }
