@@ -50,8 +50,9 @@ export function createApiSessions(deps: ApiSessionDeps) {
      * The session a token names, its activity recorded. Unknown → UNAUTHORIZED invalid;
      * idle past the timeout → deleted, UNAUTHORIZED expired; identity gone or disabled →
      * deleted, UNAUTHORIZED invalid (as OpenZiti ends the API sessions of a disabled identity).
+     * `identityNotBefore`: the identity is not taken from a version older than that.
      */
-    async validate(token: string): Promise<Required<SessionWithIdentity>> {
+    async validate(token: string, identityNotBefore?: Date): Promise<Required<SessionWithIdentity>> {
       const now = new Date();
       const session = token === '' ? undefined : await store.findApiSessionByTokenHash(hashToken(token));
       if (!session) throw unauthorized('invalid');
@@ -59,7 +60,7 @@ export function createApiSessions(deps: ApiSessionDeps) {
         await end(session.id);
         throw unauthorized('expired');
       }
-      const identity = await identities.find(session.identityId);
+      const identity = await identities.find(session.identityId, identityNotBefore);
       if (!identity || identity.disabled) {
         await end(session.id);
         throw unauthorized('invalid');

@@ -109,7 +109,8 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
       return withExtendFlags(toProtoApiSession(session, identity, timeoutMinutes, token));
     },
     async ValidateSession(req) {
-      const { session, identity } = await apiSessions.validate(req.token);
+      const notBefore = req.minIdentityUpdatedAt ? new Date(req.minIdentityUpdatedAt) : undefined;
+      const { session, identity } = await apiSessions.validate(req.token, notBefore && !Number.isNaN(notBefore.getTime()) ? notBefore : undefined);
       // The identity's policy as it is now: a policy that came to require TOTP after login makes
       // the session partial until MFA is completed.
       const policy = await deps.policies.forIdentity(identity.authPolicyId);
@@ -121,7 +122,7 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
         apiSession, isAdmin: identity.isAdmin || identity.isDefaultAdmin, isDefaultAdmin: identity.isDefaultAdmin, isExtJwtPending: pending !== undefined,
         permissions: identity.permissions, roleAttributes: identity.roleAttributes,
         mfaPassedAt: current.isMfaRequired && current.isMfaComplete ? current.updatedAt.toISOString() : '',
-        authSummary: toProtoSummary(summaries[0]!),
+        authSummary: toProtoSummary(summaries[0]!), identityUpdatedAt: identity.updatedAt?.toISOString() ?? '',
       };
     },
     async CheckIntegrity(req) {

@@ -17,8 +17,11 @@ export type IdentityClient = RpcClient<IdentityServiceClient>;
 
 /** Identity look-ups over gRPC. */
 export interface Identities {
-  /** The identity, or undefined when the identity service does not know it. */
-  find(id: string): Promise<IdentityInfo | undefined>;
+  /**
+   * The identity, or undefined when the identity service does not know it. With `notBefore`, a
+   * version older than that is not answered: the identity service is asked for the current one.
+   */
+  find(id: string, notBefore?: Date): Promise<IdentityInfo | undefined>;
   /** The identity with this externalId, if any. */
   findByExternalId(externalId: string): Promise<IdentityInfo | undefined>;
   /** The identities of these ids the identity service knows, by id. */
@@ -39,6 +42,7 @@ function toInfo(i: identity.Identity__Output): IdentityInfo {
   return {
     id: i.id, name: i.name, isAdmin: i.isAdmin, isDefaultAdmin: i.isDefaultAdmin, disabled: i.disabled, authPolicyId: i.authPolicyId || 'default',
     permissions: i.permissions ?? [], roleAttributes: i.roleAttributes ?? [], externalId: i.externalId ?? null,
+    updatedAt: new Date(i.updatedAt || 0),
   };
 }
 
@@ -77,10 +81,15 @@ async function withExternalId(client: IdentityClient, externalId: string): Promi
   }
 }
 
+/** True when `i` is a version older than `notBefore`. */
+const olderThan = (i: IdentityInfo, notBefore: Date | undefined) =>
+  notBefore !== undefined && (i.updatedAt?.getTime() ?? 0) < notBefore.getTime();
+
 /**
  * Identity look-ups answered from the read model (ARCHITECTURE.md rule 8): the identity service
  * is asked only about an identity the model has never heard of (created an instant ago, its event
- * not applied yet), and the answer goes into the model. An identity the model knows to be
+ * not applied yet) or holds older than the caller knows it to be (its change announced, the event
+ * not applied here yet), and the answer goes into the model. An identity the model knows to be
  * deleted is not asked about. Writes go to the identity service.
  */
 export function createIdentityDirectory(model: IdentityModel, remote: Identities, client: IdentityClient): Identities {
@@ -92,9 +101,9 @@ export function createIdentityDirectory(model: IdentityModel, remote: Identities
   };
   return {
     ...remote,
-    async find(id) {
+    async find(id, notBefore) {
       const local = await model.find(id);
-      if (local.state === 'present') return local.identity;
+      if (local.state === 'present' && !olderThan(local.identity, notBefore)) return local.identity;
       return local.state === 'deleted' ? undefined : fetchInto(id);
     },
     async findByExternalId(externalId) {

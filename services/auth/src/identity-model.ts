@@ -52,7 +52,7 @@ function toInfo(r: Omit<IdentitiesTable, 'seen_at'>, now = new Date()): Identity
   return {
     id: r.id, name: r.name, isAdmin: r.is_admin, isDefaultAdmin: r.is_default_admin,
     disabled: isDisabledNow(r.disabled, r.disabled_until, now), authPolicyId: r.auth_policy_id,
-    permissions: r.permissions, roleAttributes: r.role_attributes, externalId: r.external_id,
+    permissions: r.permissions, roleAttributes: r.role_attributes, externalId: r.external_id, updatedAt: r.updated_at,
   };
 }
 

@@ -72,6 +72,20 @@ describe('the identity read model', () => {
     await vi.waitFor(() => expect(principalUpdates).toContain(dan.id));
   });
 
+  it('takes the identity from its owner when a caller asks for a version newer than the model holds', async () => {
+    const ida = await h.addUser('ida', 'ida-secret');
+    const s = await login('ida');
+    const before = await client.validateSession({ token: s.token });
+    expect(before).toMatchObject({ roleAttributes: [], identityUpdatedAt: new Date(ida.updatedAt!).toISOString() });
+    // Changed at the identity service; its event has not been applied here.
+    const changedAt = new Date(Date.parse(ida.updatedAt!) + 5_000).toISOString();
+    Object.assign(ida, { roleAttributes: ['moved'], updatedAt: changedAt });
+    expect(await client.validateSession({ token: s.token })).toMatchObject({ roleAttributes: [] });
+    expect(await client.validateSession({ token: s.token, minIdentityUpdatedAt: changedAt })).toMatchObject({ roleAttributes: ['moved'], identityUpdatedAt: changedAt });
+    expect(await modelRow(ida.id!)).toMatchObject({ role_attributes: ['moved'] });
+    expect(await client.validateSession({ token: s.token })).toMatchObject({ roleAttributes: ['moved'] });
+  });
+
   it('keeps the newer row when an older event arrives late, and a repeat announces nothing', async () => {
     const fay = await h.addUser('fay', 'fay-secret');
     const marker = await h.addUser('marker', 'marker-secret');

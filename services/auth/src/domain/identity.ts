@@ -16,6 +16,8 @@ export interface IdentityInfo {
   permissions: string[];
   roleAttributes: string[];
   externalId: string | null;
+  /** The version these fields are of (the identity's `updatedAt`), when known. */
+  updatedAt?: Date;
 }
 
 /** One version of an identity, as an event or the identity service describes it. */

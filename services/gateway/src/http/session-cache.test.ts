@@ -4,9 +4,16 @@ import type { Bus } from '@edge/bus';
 import type { Clients } from '../clients.js';
 import { createSessionCache, type Principal, type SessionCache } from './session-cache.js';
 
-/** A stand-in auth service: answers each token with its identity, counting the calls, optionally held until released. */
+/**
+ * A stand-in auth service: answers each token with its identity, counting the calls, optionally
+ * held until released. Its read model holds each identity at `modelVersion` (by default the
+ * owner's); asked with a newer floor, it answers the owner's version, as the auth service does.
+ */
 function authStandIn() {
   const calls: string[] = [];
+  const floorsAsked: string[] = [];
+  const ownerVersion: Record<string, string> = {};
+  const modelVersion: Record<string, string> = {};
   let gate: Promise<void> | undefined;
   let open = () => {};
   const identities: Record<string, string> = { 'token-a': 'identity-a', 'token-b': 'identity-b', 'token-brief': 'identity-brief' };
@@ -14,16 +21,26 @@ function authStandIn() {
   const expiresAt = (token: string) => (token === 'token-brief' ? new Date(Date.now() + 100).toISOString() : new Date(Date.now() + 1_800_000).toISOString());
   const clients = {
     auth: {
-      async validateSession({ token }: { token: string }): Promise<Principal> {
+      async validateSession({ token, minIdentityUpdatedAt = '' }: { token: string; minIdentityUpdatedAt?: string }): Promise<Principal> {
         calls.push(token);
+        if (minIdentityUpdatedAt) floorsAsked.push(minIdentityUpdatedAt);
         if (gate) await gate;
-        return { apiSession: { id: `session-of-${token}`, identityId: identities[token]!, expiresAt: expiresAt(token) }, roleAttributes: [] } as unknown as Principal;
+        const identityId = identities[token]!;
+        const held = modelVersion[identityId] ?? ownerVersion[identityId] ?? '2026-01-01T00:00:00.000Z';
+        const version = minIdentityUpdatedAt > held ? ownerVersion[identityId]! : held;
+        return { apiSession: { id: `session-of-${token}`, identityId, expiresAt: expiresAt(token) }, roleAttributes: [], identityUpdatedAt: version } as unknown as Principal;
       },
     },
   } as unknown as Clients;
   return {
     clients,
     calls,
+    floorsAsked,
+    /** The identity changed at its owner; the read model has not caught up yet. */
+    changeAtOwner(identityId: string, version: string) {
+      modelVersion[identityId] ??= ownerVersion[identityId] ?? '2026-01-01T00:00:00.000Z';
+      ownerVersion[identityId] = version;
+    },
     hold() {
       gate = new Promise((resolve) => { open = resolve; });
     },
@@ -114,6 +131,27 @@ describe('session cache', () => {
     } finally {
       await own.stop();
     }
+  });
+
+  it('asks again with the event\'s version when the answer after an identity event is older, and caches the newer one', async () => {
+    expect((await cache.resolve('token-a')).identityUpdatedAt).toBe('2026-01-01T00:00:00.000Z');
+    auth.changeAtOwner('identity-a', '2026-01-01T00:00:05.000Z');
+    await bus.publish('edge.identity.identity.updated', { id: 'identity-a', updatedAt: '2026-01-01T00:00:05.000Z' });
+    await settle();
+    expect((await cache.resolve('token-a')).identityUpdatedAt).toBe('2026-01-01T00:00:05.000Z');
+    expect(auth.floorsAsked).toEqual(['2026-01-01T00:00:05.000Z']);
+    await cache.resolve('token-a');
+    // The floor was met: other tokens of the identity are not asked twice.
+    expect(auth.calls).toEqual(['token-a', 'token-a', 'token-a']);
+  });
+
+  it('asks once after an identity event when the auth service already holds that version', async () => {
+    await cache.resolve('token-b');
+    await bus.publish('edge.identity.identity.updated', { id: 'identity-b', updatedAt: '2026-01-01T00:00:00.000Z' });
+    await settle();
+    await cache.resolve('token-b');
+    expect(auth.calls).toEqual(['token-b', 'token-b']);
+    expect(auth.floorsAsked).toEqual([]);
   });
 
   it('serves a principal no longer than its API session lasts', async () => {

@@ -6,6 +6,13 @@
  * cache; when the connection to the bus comes back after a loss (events may have been missed)
  * every entry is dropped. The lifetime only bounds what an event lost otherwise would leave.
  *
+ * An identity event reaches this gateway before (or while) the auth service applies it to its
+ * read model, so the principal asked for right after it could still be the older version. The
+ * event's `updatedAt` is kept as the identity's floor for a while: a principal of an older
+ * version is asked for again with that floor, which makes the auth service take the identity
+ * from its owner, and only then cached. A change is thus seen by the first request after its
+ * event arrived, not after the auth service caught up.
+ *
  * Requests that miss on the same token at once share one validation. A validation still under
  * way when such an event arrives serves only the requests that came before the event and is not
  * cached: requests after it validate again.
@@ -25,6 +32,8 @@ interface Entry {
 }
 
 const MAX_ENTRIES = 50_000;
+/** Floors above this many are swept of those older than the cache lifetime. */
+const SWEEP_FLOORS = 10_000;
 
 /** Until when a principal may be served from cache: `ttlMs` from now, and not past its session's expiry. */
 function cachedUntil(principal: Principal, ttlMs: number): number {
@@ -43,6 +52,8 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 60_000) {
   const keysOf = new Map<string, Set<string>>();
   /** Validations under way, by cache key; emptied by every invalidation. */
   const pending = new Map<string, Promise<Principal>>();
+  /** By identity id: the newest version an identity event announced, and when it was heard (ms). */
+  const floors = new Map<string, { version: number; heard: number }>();
   const subs: Subscription[] = [];
   const key = (token: string) => createHash('sha256').update(token).digest('base64url');
   const owners = (e: Entry) => [`t:${e.tokenKey}`, `s:${e.principal.apiSession?.id ?? ''}`, `i:${e.principal.apiSession?.identityId ?? ''}`];
@@ -79,6 +90,37 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 60_000) {
   const dropSession = (id: string) => drop(`s:${id}`);
   const dropIdentity = (id: string) => drop(`i:${id}`);
 
+  const raiseFloor = (id: string, updatedAt: unknown) => {
+    const version = typeof updatedAt === 'string' ? Date.parse(updatedAt) : NaN;
+    if (!Number.isFinite(version)) return;
+    const now = Date.now();
+    const known = floors.get(id);
+    floors.delete(id); // re-inserted last: the map stays in the order floors were heard
+    floors.set(id, { version: Math.max(version, known?.version ?? 0), heard: now });
+    if (floors.size > SWEEP_FLOORS) {
+      for (const [k, f] of floors) {
+        if (f.heard > now - ttlMs) break;
+        floors.delete(k);
+      }
+    }
+  };
+  /**
+   * The floor (RFC 3339) `principal` is older than, if any. A principal at or above its floor
+   * lifts it: the auth service's model has caught up with that version.
+   */
+  const floorAbove = (principal: Principal): string | undefined => {
+    const id = principal.apiSession?.identityId ?? '';
+    const f = floors.get(id);
+    if (!f) return undefined;
+    const version = Date.parse(principal.identityUpdatedAt);
+    // Without a version (an older auth service) there is nothing to compare.
+    if (f.heard <= Date.now() - ttlMs || Number.isNaN(version) || version >= f.version) {
+      floors.delete(id);
+      return undefined;
+    }
+    return new Date(f.version).toISOString();
+  };
+
   return {
     /** The principal of a token; throws the auth service's UNAUTHORIZED when it is not valid. */
     async resolve(token: string, bearerToken = ''): Promise<Principal> {
@@ -90,6 +132,10 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 60_000) {
       if (under) return under;
       const flight: Promise<Principal> = Promise.resolve()
         .then(() => clients.auth.validateSession({ token, bearerToken }))
+        .then((principal) => {
+          const floor = floorAbove(principal);
+          return floor === undefined ? principal : clients.auth.validateSession({ token, bearerToken, minIdentityUpdatedAt: floor });
+        })
         .then((principal) => {
           // Cached only when no invalidation came meanwhile (it would have emptied `pending`).
           if (pending.get(k) === flight) {
@@ -123,7 +169,10 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 60_000) {
         await bus.subscribe<{ id: string }>('edge.auth.api-session.updated', async (m) => dropSession(m.data.id)),
         await bus.subscribe<{ id: string }>('edge.auth.api-session.deleted', async (m) => dropSession(m.data.id)),
         await bus.subscribe<{ identityId: string }>('edge.auth.mfa.*', async (m) => dropIdentity(m.data.identityId)),
-        await bus.subscribe<{ id: string }>('edge.identity.identity.*', async (m) => dropIdentity(m.data.id)),
+        await bus.subscribe<{ id: string; updatedAt?: unknown }>('edge.identity.identity.*', async (m) => {
+          raiseFloor(m.data.id, m.data.updatedAt);
+          dropIdentity(m.data.id);
+        }),
         // The auth service's read model of the identity, or its authenticators, took a change
         // (name, admin, role attributes, usernames...): principals resolved before it go again.
         await bus.subscribe<{ identityId: string }>('edge.auth.principal.updated', async (m) => dropIdentity(m.data.identityId)),
@@ -135,6 +184,7 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 60_000) {
     async stop() {
       await Promise.all(subs.splice(0).map((s) => s.unsubscribe()));
       dropAll();
+      floors.clear();
     },
   };
 }
