@@ -1,7 +1,8 @@
 /**
- * `GET /current-identity` answers from the identity service and the caller's principal, which
- * carries its authenticators and MFA state: one gRPC call once the session is cached, and
- * changes to the authenticators show without waiting for the principal to age out.
+ * `GET /current-identity` answers from the gateway's cache of callers' identities and the
+ * caller's principal, which carries its authenticators and MFA state: no gRPC call once both are
+ * cached, and changes to the identity, its reported environment and its authenticators show
+ * without waiting for the entries to age out.
  */
 import { describe, expect, it } from 'vitest';
 import { useController, type TestController } from '../support/controller.js';
@@ -18,14 +19,32 @@ useController((f) => ({ c, admin } = f));
 const me = async (session: string) => (await c.http.get(`${C}/current-identity`, { session, expectStatus: 200 })).body.data;
 
 describe('current-identity', () => {
-  it('answers a cached session with one call, the authenticators coming with the principal', async () => {
-    const u = await createPasswordIdentity(c, admin, 'ci-one-call', 'ci-one-call-secret');
-    await me(u.token); // the principal is cached from here on
+  it('answers a cached session without a call, the authenticators coming with the principal', async () => {
+    const u = await createPasswordIdentity(c, admin, 'ci-no-call', 'ci-no-call-secret');
+    await me(u.token); // the principal and the identity are cached from here on
     const methods = ['GetIdentity', 'GetIdentityAuthSummaries', 'ValidateSession'];
     const before = await grpcCallsOf(...methods);
     const data = await me(u.token);
-    expect(await grpcCallsOf(...methods)).toEqual({ ...before, GetIdentity: before.GetIdentity! + 1 });
-    expect(data).toMatchObject({ id: u.id, hasApiSession: true, isMfaEnabled: false, authenticators: { updb: { username: 'ci-one-call' } } });
+    expect(await grpcCallsOf(...methods)).toEqual(before);
+    expect(data).toMatchObject({ id: u.id, hasApiSession: true, isMfaEnabled: false, authenticators: { updb: { username: 'ci-no-call' } } });
+  });
+
+  it('shows an administrator\'s change to the identity on the next request', async () => {
+    const u = await createPasswordIdentity(c, admin, 'ci-identity-change', 'ci-identity-change-secret');
+    expect(await me(u.token)).toMatchObject({ name: 'ci-identity-change', roleAttributes: [] });
+    await c.http.patch(`${M}/identities/${u.id}`, { body: { name: 'ci-identity-renamed', roleAttributes: ['moved'], appData: { k: 'v' } }, session: admin, expectStatus: 200 });
+    expect(await me(u.token)).toMatchObject({ name: 'ci-identity-renamed', roleAttributes: ['moved'], appData: { k: 'v' } });
+  });
+
+  it('shows the environment a client reported at a later login', async () => {
+    const u = await createPasswordIdentity(c, admin, 'ci-environment', 'ci-environment-secret');
+    await me(u.token);
+    await c.http.post(`${C}/authenticate?method=password`, {
+      body: { username: 'ci-environment', password: 'ci-environment-secret', envInfo: { os: 'ci-os', arch: 'ci-arch' }, sdkInfo: { type: 'ci-sdk' } }, expectStatus: 200,
+    });
+    // Recorded from the login's event, a moment after it was answered.
+    await expect.poll(async () => (await me(u.token)).envInfo, { timeout: 3_000, interval: 50 }).toMatchObject({ os: 'ci-os', arch: 'ci-arch' });
+    expect((await me(u.token)).sdkInfo).toMatchObject({ type: 'ci-sdk' });
   });
 
   it('shows an administrator\'s change to the identity\'s authenticators well before its principal would age out', async () => {

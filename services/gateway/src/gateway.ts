@@ -13,6 +13,7 @@ import { installInstanceId, instanceId } from './http/instance-id.js';
 import { installNotFoundHandler } from './http/errors.js';
 import { createRouter, type RouteEntry } from './http/route.js';
 import { registerDocsRoutes } from './docs/routes.js';
+import { createIdentityCache, uncachedIdentities, type IdentitySource } from './http/identity-cache.js';
 import { createSessionCache, type SessionCache } from './http/session-cache.js';
 import { startTrustReload } from './http/trust-reload.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes, VERSION } from './routes/root.js';
@@ -90,12 +91,14 @@ async function fetchTls(clients: Clients, log: Logger, timeoutMs = 120_000) {
   }
 }
 
-export function registerRoutes(app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache) {
+export function registerRoutes(
+  app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache, identities: IdentitySource = uncachedIdentities(clients),
+) {
   const registry: RouteEntry[] = [];
   const route = createRouter(app, cache, registry, { deadlineMs: config.grpc.deadlineMs });
   registerRootRoutes(route, config, clients);
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
-    registerSessionRoutes(route, base, clients, cache);
+    registerSessionRoutes(route, base, clients, cache, identities);
     registerMfaRoutes(route, base, clients, cache);
     registerCurrentAuthenticatorRoutes(route, base, clients, cache);
     registerControllerRoutes(route, base, clients);
@@ -146,6 +149,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
   const log = parentLog.child({ service: 'gateway' });
   const clients = createClients(config);
   const cache = createSessionCache(clients, bus);
+  const identities = createIdentityCache(clients, bus);
   let app: FastifyInstance | undefined;
   let port = 0;
   let ca = '';
@@ -159,9 +163,10 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
       const tls = await fetchTls(clients, log);
       ca = tls.ca;
       await cache.start();
+      await identities.start();
       app = createApp(tls, log, config.http.corsAllowedOrigins);
       installInstanceId(app, instanceId(tls.ca, VERSION));
-      registerRoutes(app, config, clients, cache);
+      registerRoutes(app, config, clients, cache, identities);
       const { host, port: wanted } = splitAddr(config.http.addr);
       await app.listen({ host, port: wanted });
       port = (app.server.address() as { port: number }).port;
@@ -178,6 +183,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
       await stopTrustReload?.();
       await app?.close();
       await cache.stop();
+      await identities.stop();
       clients.close();
     },
   };

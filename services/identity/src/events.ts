@@ -18,6 +18,8 @@ export const Subjects = {
   routerDeleted: (kind: string) => `edge.identity.${kind}-router.deleted`,
   /** Its API sessions must end (the auth service consumes it durably). */
   identityDisabled: 'edge.identity.identity.disabled',
+  /** A client reported its environment (envInfo, sdkInfo) at login; payload `{ id }`, for caches of the identity. */
+  identityEnvironment: 'edge.identity.identity.environment',
 } as const;
 
 /**
@@ -109,6 +111,7 @@ export function createIdentityEvents(outbox: Outbox<IdentityDb>) {
     updated: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityUpdated, payload(i)),
     deleted: (trx: Trx, i: Identity | EventSource) => outbox.enqueue(trx, Subjects.identityDeleted, payload(i, deletedAt(i))),
     disabled: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityDisabled, payload(i)),
+    environment: (trx: Trx, id: string) => outbox.enqueue(trx, Subjects.identityEnvironment, { id }),
     routerCreated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerCreated(r.kind), routerPayload(r)),
     routerUpdated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerUpdated(r.kind), routerPayload(r)),
     routerDeleted: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerDeleted(r.kind), routerPayload(r, deletedAt(r))),

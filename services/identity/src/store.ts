@@ -265,8 +265,11 @@ export function createIdentityStore(db: Kysely<IdentityDb>, events: IdentityEven
       if (envInfo) set.env_info = JSON.stringify(envInfo);
       if (sdkInfo) set.sdk_info = JSON.stringify(sdkInfo);
       if (Object.keys(set).length === 0) return;
-      const r = await db.updateTable('identities').set(set).where('id', '=', id).executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 0) throw notFound('identity', id);
+      await events.transaction(async (trx) => {
+        const r = await trx.updateTable('identities').set(set).where('id', '=', id).executeTakeFirst();
+        if (Number(r.numUpdatedRows) === 0) throw notFound('identity', id);
+        await events.environment(trx, id);
+      });
     },
 
     /** Deletes an identity; false when it was already gone (then nothing is announced). */

@@ -85,14 +85,18 @@ describe('identity writes', () => {
 });
 
 describe('the login environment', () => {
-  it('is recorded on the identity from the auth service event', async () => {
+  it('is recorded on the identity from the auth service event, and announced for caches of the identity', async () => {
     const id = await create('env-user');
+    const announced: unknown[] = [];
+    const sub = await h.bus.subscribe('edge.identity.identity.environment', async (m) => { announced.push(m.data); });
     await h.bus.publish('edge.auth.api-session.created', { id: 'as-1', identityId: id, envInfoJson: '{"os":"linux"}', sdkInfoJson: '{"type":"t"}' });
     await vi.waitFor(async () => {
       const i = await h.client.getIdentity({ id });
       expect(JSON.parse(i.envInfoJson)).toEqual({ os: 'linux' });
       expect(JSON.parse(i.sdkInfoJson)).toEqual({ type: 't' });
     });
+    await vi.waitFor(() => expect(announced).toEqual([{ id }]));
+    await sub.unsubscribe();
   });
 });
 

@@ -170,6 +170,8 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 60_000) {
         await bus.subscribe<{ id: string }>('edge.auth.api-session.deleted', async (m) => dropSession(m.data.id)),
         await bus.subscribe<{ identityId: string }>('edge.auth.mfa.*', async (m) => dropIdentity(m.data.identityId)),
         await bus.subscribe<{ id: string; updatedAt?: unknown }>('edge.identity.identity.*', async (m) => {
+          // The environment a client reported is not part of a principal.
+          if (m.subject === 'edge.identity.identity.environment') return;
           raiseFloor(m.data.id, m.data.updatedAt);
           dropIdentity(m.data.id);
         }),

@@ -10,6 +10,7 @@ import { sessionToken } from '../../http/access.js';
 import { clientCertError, clientCertPem } from '../../http/client-cert.js';
 import { noteRequest } from '../../http/request-facts.js';
 import type { Router } from '../../http/route.js';
+import type { IdentitySource } from '../../http/identity-cache.js';
 import type { SessionCache } from '../../http/session-cache.js';
 import { configTypeIds } from '../management/config-types/ids.js';
 import { renderApiSession, renderIdentity } from './render.js';
@@ -32,7 +33,7 @@ function bearerToken(req: FastifyRequest): string {
 }
 
 /** Registers authenticate, current-api-session and current-identity under `base`. */
-export function registerSessionRoutes(route: Router, base: string, clients: Clients, cache: SessionCache): void {
+export function registerSessionRoutes(route: Router, base: string, clients: Clients, cache: SessionCache, identities: IdentitySource): void {
   route('POST', `${base}/authenticate`, 'public', async (req) => {
     const method = (req.query as Record<string, unknown>).method;
     if (typeof method !== 'string' || !METHODS.has(method)) {
@@ -68,12 +69,13 @@ export function registerSessionRoutes(route: Router, base: string, clients: Clie
     return { body: empty() };
   });
 
-  // The authenticators and MFA state come with the principal (the auth service announces their
+  // The identity comes from the gateway's cache of callers' identities (dropped by their events);
+  // the authenticators and MFA state with the principal (the auth service announces their
   // changes); a principal from an auth service that does not send them is answered by asking it.
   route('GET', `${base}/current-identity`, 'session', async (_req, principal) => {
     const id = principal!.apiSession!.identityId;
     const [identity, summary] = await Promise.all([
-      clients.identity.getIdentity({ id }),
+      identities.get(id),
       principal!.authSummary ?? clients.auth.getIdentityAuthSummaries({ identityIds: [id] }).then((r) => r.summaries[0]),
     ]);
     return { body: ok(renderIdentity(identity, summary)) };
