@@ -28,6 +28,7 @@ export {
   type HttpResult,
 } from './http-client.js';
 export { createSqlOnlyDb } from './sql-only-db.js';
+export { createGate } from './gate.js';
 export { seqScansOf } from './seq-scans.js';
 export { freePort, freePortBlock } from './ports.js';
 export { startNatsServer, type TestNatsServer } from './nats-server.js';

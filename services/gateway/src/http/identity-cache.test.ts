@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryBus, type Bus } from '@edge/bus';
 import type { identity } from '@edge/proto';
+import { createGate } from '@edge/testing';
 import type { Clients } from '../clients.js';
 import { createIdentityCache } from './identity-cache.js';
 
@@ -8,27 +9,19 @@ import { createIdentityCache } from './identity-cache.js';
 function identityStandIn() {
   const calls: string[] = [];
   const names: Record<string, string> = { a: 'alice', b: 'bob' };
-  let gate: Promise<void> | undefined;
-  let open = () => {};
+  const gate = createGate();
   const clients = {
     identity: {
       async getIdentity({ id }: { id: string }) {
         calls.push(id);
         const name = names[id];
-        if (gate) await gate;
+        await gate.passed();
         return { id, name } as identity.Identity__Output;
       },
     },
   } as unknown as Clients;
   return {
-    clients, calls, names,
-    hold() {
-      gate = new Promise((resolve) => { open = resolve; });
-    },
-    release() {
-      gate = undefined;
-      open();
-    },
+    clients, calls, names, hold: gate.hold, release: gate.release,
   };
 }
 

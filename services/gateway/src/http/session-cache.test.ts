@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '@edge/bus';
 import type { Bus } from '@edge/bus';
+import { createGate } from '@edge/testing';
 import type { Clients } from '../clients.js';
 import { createSessionCache, type Principal, type SessionCache } from './session-cache.js';
 
@@ -14,8 +15,7 @@ function authStandIn() {
   const floorsAsked: string[] = [];
   const ownerVersion: Record<string, string> = {};
   const modelVersion: Record<string, string> = {};
-  let gate: Promise<void> | undefined;
-  let open = () => {};
+  const gate = createGate();
   const identities: Record<string, string> = { 'token-a': 'identity-a', 'token-b': 'identity-b', 'token-brief': 'identity-brief' };
   // An API session that expires a moment after it is validated.
   const expiresAt = (token: string) => (token === 'token-brief' ? new Date(Date.now() + 100).toISOString() : new Date(Date.now() + 1_800_000).toISOString());
@@ -24,7 +24,7 @@ function authStandIn() {
       async validateSession({ token, minIdentityUpdatedAt = '' }: { token: string; minIdentityUpdatedAt?: string }): Promise<Principal> {
         calls.push(token);
         if (minIdentityUpdatedAt) floorsAsked.push(minIdentityUpdatedAt);
-        if (gate) await gate;
+        await gate.passed();
         const identityId = identities[token]!;
         const held = modelVersion[identityId] ?? ownerVersion[identityId] ?? '2026-01-01T00:00:00.000Z';
         const version = minIdentityUpdatedAt > held ? ownerVersion[identityId]! : held;
@@ -41,13 +41,8 @@ function authStandIn() {
       modelVersion[identityId] ??= ownerVersion[identityId] ?? '2026-01-01T00:00:00.000Z';
       ownerVersion[identityId] = version;
     },
-    hold() {
-      gate = new Promise((resolve) => { open = resolve; });
-    },
-    release() {
-      gate = undefined;
-      open();
-    },
+    hold: gate.hold,
+    release: gate.release,
   };
 }
 
