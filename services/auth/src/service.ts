@@ -10,7 +10,7 @@ import { createServiceEvents, createStack, type EdgeService, type ServiceContext
 import { resolveKek } from '@edge/key-encryption';
 import type { Logger } from '@edge/logging';
 import { contracts, type AuthServiceHandlers } from '@edge/proto';
-import { createRpcClient, createRpcServer } from '@edge/rpc';
+import { createRpcServer, peerClient } from '@edge/rpc';
 import { createApiSessions, type ApiSessions } from './api-sessions.js';
 import { createAuthPolicies } from './auth-policies.js';
 import { createAuthPolicyStore } from './auth-policy-store.js';
@@ -72,7 +72,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     const { bus } = plumbing;
     const events = createAuthEvents(plumbing.outbox);
     const store = createStore(db, events);
-    const client = createRpcClient(contracts.identity(), config.grpc.targets.identity, { deadlineMs: config.grpc.deadlineMs });
+    const client = peerClient(config.grpc, 'identity');
     stack.defer(() => client.close());
     // Writes and the integrity check ask the identity service; look-ups read the model.
     const remoteIdentities = createIdentities(client);
@@ -82,7 +82,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
 
     const timeoutMinutes = config.apiSessionTimeoutMinutes;
     const apiSessions = createApiSessions({ store, identities, timeoutMinutes });
-    const pki = createRpcClient(contracts.pki(), config.grpc.targets.pki, { deadlineMs: config.grpc.deadlineMs });
+    const pki = peerClient(config.grpc, 'pki');
     stack.defer(async () => pki.close());
     const policyStore = createAuthPolicyStore(db, events);
     const signerStore = createExtJwtSignerStore(db, events);

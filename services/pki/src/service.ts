@@ -7,7 +7,7 @@ import { grpcListenAddr, schemaName } from '@edge/config';
 import { createDb, migrate } from '@edge/db';
 import { createServiceEvents, createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type PkiServiceHandlers } from '@edge/proto';
-import { createRpcClient, createRpcServer, keepRenewed } from '@edge/rpc';
+import { createRpcServer, keepRenewed, peerClients } from '@edge/rpc';
 import { resolveKek } from '@edge/key-encryption';
 import { createCaAutoEnrollment, createCaEnrollmentHandlers } from './ca-enroll.js';
 import { createCaHandlers } from './ca-grpc.js';
@@ -63,11 +63,9 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
         stack.defer(async () => stopRenewing());
       }
 
-      const opts = { deadlineMs: config.grpc.deadlineMs };
-      const identity = createRpcClient(contracts.identity(), config.grpc.targets.identity, opts);
-      const auth = createRpcClient(contracts.auth(), config.grpc.targets.auth, opts);
-      stack.defer(async () => { identity.close(); auth.close(); });
-      const peers = createEnrollmentPeers(identity, auth);
+      const clients = peerClients(config.grpc, ['identity', 'auth']);
+      stack.defer(async () => clients.close());
+      const peers = createEnrollmentPeers(clients.identity, clients.auth);
       const enrollmentStore = createEnrollmentStore(db);
       const cas = createCas({ store: createCaStore(db, createPkiEvents(plumbing.outbox)), pki, advertisedAddress: config.http.advertisedAddress });
       const enrollments = createEnrollments({

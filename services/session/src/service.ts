@@ -9,7 +9,7 @@ import { grpcListenAddr, schemaName } from '@edge/config';
 import { createDb, migrate } from '@edge/db';
 import { createServiceEvents, createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type SessionServiceHandlers } from '@edge/proto';
-import { createRpcClient, createRpcServer } from '@edge/rpc';
+import { createRpcServer, peerClients } from '@edge/rpc';
 import { createSessionStore, type SessionDb } from './store.js';
 import { createSessionHandlers } from './grpc.js';
 import { createSessionRecords } from './session-store.js';
@@ -53,23 +53,11 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
       const db = createDb<SessionDb>(conn, schema);
       stack.defer(() => db.destroy());
 
-      const opts = { deadlineMs: config.grpc.deadlineMs };
-      const t = config.grpc.targets;
-      const clients = {
-        identity: createRpcClient(contracts.identity(), t.identity, opts),
-        policy: createRpcClient(contracts.policy(), t.policy, opts),
-        auth: createRpcClient(contracts.auth(), t.auth, opts),
-      };
+      const clients = peerClients(config.grpc, ['identity', 'policy', 'auth']);
       // Integrity runs ask each owner in turn and may take a while.
-      const slow = { deadlineMs: 120_000 };
-      const checkers = {
-        auth: createRpcClient(contracts.auth(), t.auth, slow),
-        pki: createRpcClient(contracts.pki(), t.pki, slow),
-        identity: createRpcClient(contracts.identity(), t.identity, slow),
-        policy: createRpcClient(contracts.policy(), t.policy, slow),
-      };
-      stack.defer(() => Object.values(checkers).forEach((c) => c.close()));
-      stack.defer(() => Object.values(clients).forEach((c) => c.close()));
+      const checkers = peerClients(config.grpc, ['auth', 'pki', 'identity', 'policy'], { deadlineMs: 120_000 });
+      stack.defer(() => checkers.close());
+      stack.defer(() => clients.close());
       const peers = createSessionPeers(clients);
       const records = createSessionRecords(db);
       const posture = createPostureStore(db);
