@@ -8,7 +8,7 @@ export { openBus, openInfra, serviceMain, SERVICE_COMMANDS, type Infra, type Ser
 export { openDatabase } from './database.js';
 export { runMigrations } from './migrate-only.js';
 export { openMetricsEndpoint } from './metrics-endpoint.js';
-export { createGrpcService, type SetupArgs, type Teardown } from './grpc-service.js';
+export { createGrpcService, type SetupArgs, type Teardown, type GrpcServiceOptions } from './grpc-service.js';
 export { runInBackground, type BackgroundOptions } from './background.js';
 export { createServiceEvents, type ServiceEvents } from './service-events.js';
 export { StartupError, explainListenFailure, connectFailure, describeStartupFailure, exitAfterFailedStart, loadConfigOrExit } from './startup-error.js';

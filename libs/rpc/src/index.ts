@@ -13,4 +13,5 @@ export { joinRequestMac, joinAnswerMac, macMatches, JOIN_CLOCK_SKEW_MS, type Joi
 export { localTarget, isLocalTarget, resolveTarget } from './local.js';
 export { stubHandlers } from './stub.js';
 export { encodePrincipal, decodePrincipal, PRINCIPAL_KEY, type CallerPrincipal } from './principal.js';
+export { peerClient, peerClients, type PeerName, type PeerClient, type PeerClients, type PeerTargets, type PeerClientOptions } from './peer-clients.js';
 export { allPages, orMissing, isNotFound, everythingFrom, ALL_PAGES_LIMIT } from './peer-calls.js';

@@ -4,13 +4,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { Subscription } from '@edge/bus';
-import { grpcListenAddr, schemaName } from '@edge/config';
-import { createDb, migrate } from '@edge/db';
-import { createServiceEvents, createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { createGrpcService, createServiceEvents, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { resolveKek } from '@edge/key-encryption';
 import type { Logger } from '@edge/logging';
 import { contracts, type AuthServiceHandlers } from '@edge/proto';
-import { createRpcClient, createRpcServer } from '@edge/rpc';
+import { peerClient } from '@edge/rpc';
 import { createApiSessions, type ApiSessions } from './api-sessions.js';
 import { createAuthPolicies } from './auth-policies.js';
 import { createAuthPolicyStore } from './auth-policy-store.js';
@@ -56,34 +54,27 @@ function scheduleExpirySweep(apiSessions: ApiSessions, log: Logger): () => void 
 
 /** Creates the auth service over the process's shared connection and bus. */
 export function createAuthService(ctx: ServiceContext): EdgeService {
-  const { config, conn, log } = ctx;
-  const stack = createStack();
-  const aborter = new AbortController();
-  let port = 0;
-
-  async function start(): Promise<void> {
-    const schema = schemaName(config, 'auth');
-    await migrate(conn, schema, MIGRATIONS_DIR, log);
-    const db = createDb<AuthDatabase>(conn, schema);
-    stack.defer(() => db.destroy());
+  const { config } = ctx;
+  return createGrpcService<AuthDatabase>(ctx, 'auth', MIGRATIONS_DIR, async ({ db, server, log, defer, whenServing, signal }) => {
+    defer(() => db.destroy());
     const plumbing = createServiceEvents(ctx, db, 'auth');
     plumbing.start();
-    stack.defer(() => plumbing.stop());
+    defer(() => plumbing.stop());
     const { bus } = plumbing;
     const events = createAuthEvents(plumbing.outbox);
     const store = createStore(db, events);
-    const client = createRpcClient(contracts.identity(), config.grpc.targets.identity, { deadlineMs: config.grpc.deadlineMs });
-    stack.defer(() => client.close());
+    const client = peerClient(config.grpc, 'identity');
+    defer(() => client.close());
     // Writes and the integrity check ask the identity service; look-ups read the model.
     const remoteIdentities = createIdentities(client);
     const identityModel = createIdentityModel(db, plumbing.outbox);
     const identities = createIdentityDirectory(identityModel, remoteIdentities, client);
-    await bootstrapDefaultAdmin({ config, store, identities, log, signal: aborter.signal });
+    await bootstrapDefaultAdmin({ config, store, identities, log, signal });
 
     const timeoutMinutes = config.apiSessionTimeoutMinutes;
     const apiSessions = createApiSessions({ store, identities, timeoutMinutes });
-    const pki = createRpcClient(contracts.pki(), config.grpc.targets.pki, { deadlineMs: config.grpc.deadlineMs });
-    stack.defer(async () => pki.close());
+    const pki = peerClient(config.grpc, 'pki');
+    defer(async () => pki.close());
     const policyStore = createAuthPolicyStore(db, events);
     const signerStore = createExtJwtSignerStore(db, events);
     const policies = createAuthPolicies({ policyStore, identities, signers: signerStore });
@@ -100,24 +91,23 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
         if (removed > 0) log.info({ removed }, 'removed the cert authenticators of a deleted CA');
       },
     });
-    stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
+    defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
 
     // React, then reconcile: sessions that expired while no replica ran are ended at start.
     await apiSessions.sweepExpired();
-    stack.defer(scheduleExpirySweep(apiSessions, log));
+    defer(scheduleExpirySweep(apiSessions, log));
     // And what a lost identity event left: sessions and authenticators of deleted or disabled identities.
     plumbing.reconcile('identities', createIdentityReconcile(store, remoteIdentities, apiSessions));
     // The read model of identities: filled at start (in the background: the identity service may
     // start later) and repaired periodically, a page per step.
     const modelFill = plumbing.reconcile('identity-model', createIdentityModelReconcile(identityModel, client));
-    const fill = retryWhileUnavailable(() => modelFill.runNow(), { timeoutMs: 120_000, log, signal: aborter.signal })
-      .catch((err: unknown) => { if (!aborter.signal.aborted) log.warn({ err }, 'filling the identity read model failed; the periodic run repairs it'); });
-    stack.defer(() => fill);
+    const fill = retryWhileUnavailable(() => modelFill.runNow(), { timeoutMs: 120_000, log, signal })
+      .catch((err: unknown) => { if (!signal.aborted) log.warn({ err }, 'filling the identity read model failed; the periodic run repairs it'); });
+    defer(() => fill);
 
     const mfaStore = createMfaStore(db, events);
     const kek = await resolveKek(config, (salt) => mfaStore.ensureScryptSalt(salt), log);
     const mfa = createMfaOperations({ mfaStore, apiSessions, identities, kek, advertisedAddress: config.http.advertisedAddress });
-    const server = createRpcServer('auth', log);
     const revocations = createRevocations(db, apiSessions);
     const verifyExtJwt = createExtJwtVerifier(signerStore, log);
     const authenticate = createAuthenticate({
@@ -142,22 +132,10 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
       checkIntegrity: createIntegrityCheck(store, remoteIdentities, apiSessions),
       secondaryExtJwt: createSecondaryExtJwtCheck({ signers: signerStore, verify: verifyExtJwt, identities }),
     }));
-    stack.defer(() => server.stop(config.shutdownGraceMs));
-    port = await server.listen(grpcListenAddr(config, 'auth'));
-    server.setServing(true);
-    log.info({ port }, 'auth service serving');
-    // Reconcile in the background: the pki service, which knows the controller's CA, may start later.
-    const backfill = backfillIssuedByNetwork(authenticatorStore, issuedByNetwork, log, aborter.signal);
-    stack.defer(() => backfill);
-  }
-
-  return {
-    name: 'auth',
-    port: () => port,
-    start,
-    async stop() {
-      aborter.abort(); // a start still waiting for the identity service gives up
-      await stack.unwind();
-    },
-  };
+    whenServing(() => {
+      // Reconcile in the background: the pki service, which knows the controller's CA, may start later.
+      const backfill = backfillIssuedByNetwork(authenticatorStore, issuedByNetwork, log, signal);
+      defer(() => backfill);
+    });
+  });
 }

@@ -3,11 +3,10 @@
  * in reverse.
  */
 import { fileURLToPath } from 'node:url';
-import { grpcListenAddr, schemaName } from '@edge/config';
-import { createDb, migrate } from '@edge/db';
-import { createServiceEvents, createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { schemaName } from '@edge/config';
+import { createGrpcService, createServiceEvents, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type PkiServiceHandlers } from '@edge/proto';
-import { createRpcClient, createRpcServer, keepRenewed } from '@edge/rpc';
+import { keepRenewed, peerClients } from '@edge/rpc';
 import { resolveKek } from '@edge/key-encryption';
 import { createCaAutoEnrollment, createCaEnrollmentHandlers } from './ca-enroll.js';
 import { createCaHandlers } from './ca-grpc.js';
@@ -33,80 +32,62 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Creates the pki service; nothing happens until `start()`. */
 export function createPkiService(ctx: ServiceContext): EdgeService {
-  const { config, conn, log } = ctx;
+  const { config, mesh } = ctx;
   const schema = schemaName(config, 'pki');
-  const stack = createStack();
-  let boundPort = 0;
+  // Under internal mutual TLS, processes without a certificate yet may call the join RPC only.
+  const serverOptions = { tls: mesh ?? null, openMethods: [JOIN_METHOD] };
+  return createGrpcService<PkiDb>(ctx, 'pki', MIGRATIONS_DIR, async ({ db, server, log, defer }) => {
+    defer(() => db.destroy());
+    const plumbing = createServiceEvents(ctx, db, 'pki');
+    plumbing.start();
+    defer(() => plumbing.stop());
+    const { bus } = plumbing;
+    const store = createStore(db);
+    const kek = await resolveKek(config, (salt) => store.ensureScryptSalt(salt), log);
+    const pki: ControllerPki = createControllerPki({
+      store, kek, names: requiredServerNames(config.http), lockName: `edge.pki.bootstrap:${schema}`, log,
+    });
+    await pki.ensure();
+    // Internal mutual TLS: this service issues its own certificate, then others' (join RPC).
+    if (mesh) {
+      mesh.update(await issueOwnCertificate(pki));
+      const stopRenewing = keepRenewed(mesh, () => issueOwnCertificate(pki), log);
+      defer(async () => stopRenewing());
+    }
 
-  return {
-    name: 'pki',
-    port: () => boundPort,
-    async start() {
-      await migrate(conn, schema, MIGRATIONS_DIR, log);
-      const db = createDb<PkiDb>(conn, schema);
-      stack.defer(() => db.destroy());
-      const plumbing = createServiceEvents(ctx, db, 'pki');
-      plumbing.start();
-      stack.defer(() => plumbing.stop());
-      const { bus } = plumbing;
-      const store = createStore(db);
-      const kek = await resolveKek(config, (salt) => store.ensureScryptSalt(salt), log);
-      const pki: ControllerPki = createControllerPki({
-        store, kek, names: requiredServerNames(config.http), lockName: `edge.pki.bootstrap:${schema}`, log,
-      });
-      await pki.ensure();
-      // Internal mutual TLS: this service issues its own certificate, then others' (join RPC).
-      const { mesh } = ctx;
-      if (mesh) {
-        mesh.update(await issueOwnCertificate(pki));
-        const stopRenewing = keepRenewed(mesh, () => issueOwnCertificate(pki), log);
-        stack.defer(async () => stopRenewing());
-      }
+    const clients = peerClients(config.grpc, ['identity', 'auth']);
+    defer(async () => clients.close());
+    const peers = createEnrollmentPeers(clients.identity, clients.auth);
+    const enrollmentStore = createEnrollmentStore(db);
+    const cas = createCas({ store: createCaStore(db, createPkiEvents(plumbing.outbox)), pki, advertisedAddress: config.http.advertisedAddress });
+    const enrollments = createEnrollments({
+      store: enrollmentStore, pki, peers, kek, advertisedAddress: config.http.advertisedAddress, durationMinutes: config.enrollmentDurationMinutes,
+      caExists: async (id) => (await cas.find(id)) !== undefined,
+    });
+    const subscriptions = await startEnrollmentConsumers(bus, enrollmentStore, log);
+    defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
+    // React, then reconcile: the identity service may start after this one, so in the background.
+    defer(scheduleOrphanSweep(enrollmentStore, peers, log));
+    // And periodically, for what a lost deletion event left while it runs.
+    plumbing.reconcile('orphaned-enrollments', async () => {
+      const removed = await sweepOrphans(enrollmentStore, peers);
+      if (removed > 0) log.info({ removed }, 'removed the enrollments of deleted identities and routers');
+      return undefined;
+    });
 
-      const opts = { deadlineMs: config.grpc.deadlineMs };
-      const identity = createRpcClient(contracts.identity(), config.grpc.targets.identity, opts);
-      const auth = createRpcClient(contracts.auth(), config.grpc.targets.auth, opts);
-      stack.defer(async () => { identity.close(); auth.close(); });
-      const peers = createEnrollmentPeers(identity, auth);
-      const enrollmentStore = createEnrollmentStore(db);
-      const cas = createCas({ store: createCaStore(db, createPkiEvents(plumbing.outbox)), pki, advertisedAddress: config.http.advertisedAddress });
-      const enrollments = createEnrollments({
-        store: enrollmentStore, pki, peers, kek, advertisedAddress: config.http.advertisedAddress, durationMinutes: config.enrollmentDurationMinutes,
-        caExists: async (id) => (await cas.find(id)) !== undefined,
-      });
-      const subscriptions = await startEnrollmentConsumers(bus, enrollmentStore, log);
-      stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
-      // React, then reconcile: the identity service may start after this one, so in the background.
-      stack.defer(scheduleOrphanSweep(enrollmentStore, peers, log));
-      // And periodically, for what a lost deletion event left while it runs.
-      plumbing.reconcile('orphaned-enrollments', async () => {
-        const removed = await sweepOrphans(enrollmentStore, peers);
-        if (removed > 0) log.info({ removed }, 'removed the enrollments of deleted identities and routers');
-        return undefined;
-      });
+    const checkIntegrity = createIntegrityCheck(enrollmentStore, peers);
+    const redeem = createRedeem({ store: enrollmentStore, pki, peers, cas, log });
 
-      const checkIntegrity = createIntegrityCheck(enrollmentStore, peers);
-      const redeem = createRedeem({ store: enrollmentStore, pki, peers, cas, log });
-
-      const server = createRpcServer('pki', log, { tls: mesh ?? null, openMethods: [JOIN_METHOD] });
-      server.add<PkiServiceHandlers>(contracts.pki(), {
-        ...createPkiHandlers(pki, () => cas.trustedPem()),
-        ...createCaHandlers(cas),
-        ...createCaEnrollmentHandlers(redeem, createCaAutoEnrollment(cas, peers)),
-        ...createNetworkTrustHandlers(pki, config.http.advertisedAddress),
-        ...createClientCertificateHandlers(pki),
-        ...createRouterExtensionHandlers(pki, peers),
-        ...createEnrollmentHandlers(enrollments, redeem, pki),
-        ...createServiceCertificateHandlers(pki, mesh ? config.grpc.tls.joinToken : undefined, log),
-        CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
-      });
-      stack.defer(() => server.stop(config.shutdownGraceMs));
-      boundPort = await server.listen(grpcListenAddr(config, 'pki'));
-      server.setServing(true);
-      log.info({ port: boundPort }, 'pki service serving');
-    },
-    async stop() {
-      await stack.unwind();
-    },
-  };
+    server.add<PkiServiceHandlers>(contracts.pki(), {
+      ...createPkiHandlers(pki, () => cas.trustedPem()),
+      ...createCaHandlers(cas),
+      ...createCaEnrollmentHandlers(redeem, createCaAutoEnrollment(cas, peers)),
+      ...createNetworkTrustHandlers(pki, config.http.advertisedAddress),
+      ...createClientCertificateHandlers(pki),
+      ...createRouterExtensionHandlers(pki, peers),
+      ...createEnrollmentHandlers(enrollments, redeem, pki),
+      ...createServiceCertificateHandlers(pki, mesh ? config.grpc.tls.joinToken : undefined, log),
+      CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
+    });
+  }, { server: serverOptions });
 }

@@ -6,7 +6,7 @@ import { createGrpcService, createServiceEvents, runInBackground, type EdgeServi
 import { contracts, type PolicyServiceHandlers, type policy } from '@edge/proto';
 
 type ListServicesResponse = policy.ListServicesResponse;
-import { createRpcClient } from '@edge/rpc';
+import { peerClient } from '@edge/rpc';
 import { createPolicyStores, type PolicyDb } from './store/index.js';
 import { createIdentityDirectory, createPolicyHandlers } from './grpc/index.js';
 import { createPolicyEvents } from './events.js';
@@ -21,7 +21,7 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 /** Creates the policy service; nothing happens until start(). */
 export function createPolicyService(ctx: ServiceContext): EdgeService {
   return createGrpcService<PolicyDb>(ctx, 'policy', MIGRATIONS, async ({ db, server }) => {
-    const identity = createRpcClient(contracts.identity(), ctx.config.grpc.targets.identity, { deadlineMs: ctx.config.grpc.deadlineMs });
+    const identity = peerClient(ctx.config.grpc, 'identity');
     // Bounded by the services the cached pages hold (a few hundred bytes each), not by pages.
     const serviceLists = createEvaluationCache<ListServicesResponse>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 200_000, weigh: (r) => r.services?.length ?? 0 });
     const serviceDigests = createEvaluationCache<policy.ServiceListDigest>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 10_000 });

@@ -5,11 +5,9 @@
  * reverse. A stopped service can be started again (a new server each time).
  */
 import { fileURLToPath } from 'node:url';
-import { grpcListenAddr, schemaName } from '@edge/config';
-import { createDb, migrate } from '@edge/db';
-import { createServiceEvents, createStack, type EdgeService, type ServiceContext } from '@edge/lifecycle';
+import { createGrpcService, createServiceEvents, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type SessionServiceHandlers } from '@edge/proto';
-import { createRpcClient, createRpcServer } from '@edge/rpc';
+import { peerClients } from '@edge/rpc';
 import { createSessionStore, type SessionDb } from './store.js';
 import { createSessionHandlers } from './grpc.js';
 import { createSessionRecords } from './session-store.js';
@@ -38,135 +36,103 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Creates the session service; nothing happens until start(). */
 export function createSessionService(ctx: ServiceContext): EdgeService {
-  const { config, conn } = ctx;
-  const log = ctx.log.child({ service: 'session' });
-  const schema = schemaName(config, 'session');
-  let stack = createStack();
-  let boundPort = 0;
+  const { config } = ctx;
+  return createGrpcService<SessionDb>(ctx, 'session', MIGRATIONS, async ({ db, server, log, defer }) => {
+    defer(() => db.destroy());
 
-  return {
-    name: 'session',
-    port: () => boundPort,
-    async start() {
-      stack = createStack();
-      await migrate(conn, schema, MIGRATIONS, log);
-      const db = createDb<SessionDb>(conn, schema);
-      stack.defer(() => db.destroy());
+    const clients = peerClients(config.grpc, ['identity', 'policy', 'auth']);
+    // Integrity runs ask each owner in turn and may take a while.
+    const checkers = peerClients(config.grpc, ['auth', 'pki', 'identity', 'policy'], { deadlineMs: 120_000 });
+    defer(() => checkers.close());
+    defer(() => clients.close());
+    const peers = createSessionPeers(clients);
+    const records = createSessionRecords(db);
+    const posture = createPostureStore(db);
+    // What the endpoint reported, plus MFA completed on the API session (as OpenZiti's MFA check).
+    const postureData = async (apiSessionId: string) => {
+      const [data, passedAt] = await Promise.all([posture.get(apiSessionId), peers.mfaPassedAt(apiSessionId)]);
+      return passedAt ? { ...data, mfa: { passedAt } } : data;
+    };
+    const sessions = createSessions({ records, peers, postureData, log });
+    const reevaluation = createReevaluation({ peers, reported: (ids) => posture.getMany(ids) });
+    const enforcement = createPostureEnforcement({ records, reevaluation, log });
 
-      const opts = { deadlineMs: config.grpc.deadlineMs };
-      const t = config.grpc.targets;
-      const clients = {
-        identity: createRpcClient(contracts.identity(), t.identity, opts),
-        policy: createRpcClient(contracts.policy(), t.policy, opts),
-        auth: createRpcClient(contracts.auth(), t.auth, opts),
-      };
-      // Integrity runs ask each owner in turn and may take a while.
-      const slow = { deadlineMs: 120_000 };
-      const checkers = {
-        auth: createRpcClient(contracts.auth(), t.auth, slow),
-        pki: createRpcClient(contracts.pki(), t.pki, slow),
-        identity: createRpcClient(contracts.identity(), t.identity, slow),
-        policy: createRpcClient(contracts.policy(), t.policy, slow),
-      };
-      stack.defer(() => Object.values(checkers).forEach((c) => c.close()));
-      stack.defer(() => Object.values(clients).forEach((c) => c.close()));
-      const peers = createSessionPeers(clients);
-      const records = createSessionRecords(db);
-      const posture = createPostureStore(db);
-      // What the endpoint reported, plus MFA completed on the API session (as OpenZiti's MFA check).
-      const postureData = async (apiSessionId: string) => {
-        const [data, passedAt] = await Promise.all([posture.get(apiSessionId), peers.mfaPassedAt(apiSessionId)]);
-        return passedAt ? { ...data, mfa: { passedAt } } : data;
-      };
-      const sessions = createSessions({ records, peers, postureData, log });
-      const reevaluation = createReevaluation({ peers, reported: (ids) => posture.getMany(ids) });
-      const enforcement = createPostureEnforcement({ records, reevaluation, log });
+    const terminatorRecords = createTerminatorRecords(db);
+    const terminators = createTerminators({ records: terminatorRecords, peers, log });
 
-      const terminatorRecords = createTerminatorRecords(db);
-      const terminators = createTerminators({ records: terminatorRecords, peers, log });
+    const plumbing = createServiceEvents(ctx, db, 'session');
+    defer(() => plumbing.stop());
+    const queue = createReevaluationQueue({ records, reevaluation, peers, log });
+    defer(() => queue.stop());
+    const subscriptions = [
+      ...(await startSessionConsumers(plumbing.bus, records, queue, log, {
+        apiSessionEnded: (id) => posture.deleteOf(id),
+        serviceDeleted: (id) => terminatorRecords.deleteOf({ serviceId: id }),
+      })),
+      ...(await startTerminatorConsumers(plumbing.bus, terminatorRecords, log)),
+    ];
+    defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
+    // React, then reconcile: at start-up (the peers may start after this service, so in the
+    // background) and periodically, a bounded number of pages each time.
+    const reconcileSessions = createSessionReconcile(records, reevaluation, log);
+    const reconcileTerminators = createTerminatorReconcile(terminatorRecords, peers, log);
+    defer(scheduleSweep(async () => {
+      await sweepSessions(reconcileSessions);
+      await sweepSessions(reconcileTerminators);
+    }, log));
+    plumbing.reconcile('sessions', reconcileSessions);
+    plumbing.reconcile('terminators', reconcileTerminators);
 
-      const plumbing = createServiceEvents(ctx, db, 'session');
-      stack.defer(() => plumbing.stop());
-      const queue = createReevaluationQueue({ records, reevaluation, peers, log });
-      stack.defer(() => queue.stop());
-      const subscriptions = [
-        ...(await startSessionConsumers(plumbing.bus, records, queue, log, {
-          apiSessionEnded: (id) => posture.deleteOf(id),
-          serviceDeleted: (id) => terminatorRecords.deleteOf({ serviceId: id }),
-        })),
-        ...(await startTerminatorConsumers(plumbing.bus, terminatorRecords, log)),
+    // The session service's own check: sessions whose API session, identity or access is gone,
+    // terminators whose service or router is gone.
+    const ownCheck = async (fix: boolean) => {
+      const stale = await staleSessions(records, reevaluation, { apiSessions: true });
+      const staleT = await staleTerminators(peers, await terminatorRecords.all());
+      if (fix) {
+        await records.deleteOf({ ids: stale.map((s) => s.id) });
+        await terminatorRecords.deleteOf({ ids: staleT.map((t) => t.id) });
+      }
+      return [
+        ...stale.map((s) => ({ description: `session: session ${s.id} remains although ${s.why}`, fixed: fix })),
+        ...staleT.map((t) => ({ description: `terminator: terminator ${t.id} remains although ${t.why}`, fixed: fix })),
       ];
-      stack.defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
-      // React, then reconcile: at start-up (the peers may start after this service, so in the
-      // background) and periodically, a bounded number of pages each time.
-      const reconcileSessions = createSessionReconcile(records, reevaluation, log);
-      const reconcileTerminators = createTerminatorReconcile(terminatorRecords, peers, log);
-      stack.defer(scheduleSweep(async () => {
-        await sweepSessions(reconcileSessions);
-        await sweepSessions(reconcileTerminators);
-      }, log));
-      plumbing.reconcile('sessions', reconcileSessions);
-      plumbing.reconcile('terminators', reconcileTerminators);
+    };
+    // The identity service's references to services and configs are checked against the policy
+    // service here (neither owner calls the other), and repaired periodically.
+    const configReferences = createConfigReferenceCheck(checkers.identity, createSessionPeers(checkers));
+    plumbing.reconcile('dangling-configs', async () => {
+      await configReferences(true);
+      return undefined;
+    });
+    const integrity = createIntegrityRuns(db, [
+      ...[checkers.auth, checkers.pki, checkers.policy].map((c) => async (fix: boolean) => (await c.checkIntegrity({ fix })).issues),
+      configReferences,
+      ownCheck,
+    ], log);
 
-      // The session service's own check: sessions whose API session, identity or access is gone,
-      // terminators whose service or router is gone.
-      const ownCheck = async (fix: boolean) => {
-        const stale = await staleSessions(records, reevaluation, { apiSessions: true });
-        const staleT = await staleTerminators(peers, await terminatorRecords.all());
-        if (fix) {
-          await records.deleteOf({ ids: stale.map((s) => s.id) });
-          await terminatorRecords.deleteOf({ ids: staleT.map((t) => t.id) });
-        }
-        return [
-          ...stale.map((s) => ({ description: `session: session ${s.id} remains although ${s.why}`, fixed: fix })),
-          ...staleT.map((t) => ({ description: `terminator: terminator ${t.id} remains although ${t.why}`, fixed: fix })),
-        ];
-      };
-      // The identity service's references to services and configs are checked against the policy
-      // service here (neither owner calls the other), and repaired periodically.
-      const configReferences = createConfigReferenceCheck(checkers.identity, createSessionPeers(checkers));
-      plumbing.reconcile('dangling-configs', async () => {
-        await configReferences(true);
-        return undefined;
-      });
-      const integrity = createIntegrityRuns(db, [
-        ...[checkers.auth, checkers.pki, checkers.policy].map((c) => async (fix: boolean) => (await c.checkIntegrity({ fix })).issues),
-        configReferences,
-        ownCheck,
-      ], log);
-
-      const settings = createControllerSettings({ records: createControllerSettingRecords(db), log });
-      const observeServiceList = createServiceUpdates({ markers: createServiceMarkers(db), peers, postureData });
-      const server = createRpcServer('session', log);
-      server.add<SessionServiceHandlers>(contracts.session(), {
-        ...createSessionHandlers(createSessionStore(db)),
-        ...createSessionRpcHandlers(sessions, records),
-        ...createTerminatorRpcHandlers(terminators),
-        ...createControllerSettingRpcHandlers(settings),
-        ...createPostureRpcHandlers({ posture, peers, postureData, enforce: (id) => enforcement.enforce(id) }),
-        async ObserveServiceList(req) {
-          return { lastChangeAt: (await observeServiceList(req)).toISOString() };
-        },
-        async CreateSnapshot() {
-          return { path: await createSnapshot(config) };
-        },
-        async StartIntegrityCheck(req) {
-          await integrity.start(req.fix);
-          return {};
-        },
-        async GetIntegrityResults() {
-          const s = await integrity.state();
-          const time = (d: Date | null) => (d ?? new Date(0)).toISOString();
-          return { ...s, startTime: time(s.startTime), endTime: time(s.endTime) };
-        },
-      });
-      stack.defer(() => server.stop(config.shutdownGraceMs));
-      boundPort = await server.listen(grpcListenAddr(config, 'session'));
-      server.setServing(true);
-      log.info({ port: boundPort }, 'session service listening');
-    },
-    async stop() {
-      await stack.unwind();
-    },
-  };
+    const settings = createControllerSettings({ records: createControllerSettingRecords(db), log });
+    const observeServiceList = createServiceUpdates({ markers: createServiceMarkers(db), peers, postureData });
+    server.add<SessionServiceHandlers>(contracts.session(), {
+      ...createSessionHandlers(createSessionStore(db)),
+      ...createSessionRpcHandlers(sessions, records),
+      ...createTerminatorRpcHandlers(terminators),
+      ...createControllerSettingRpcHandlers(settings),
+      ...createPostureRpcHandlers({ posture, peers, postureData, enforce: (id) => enforcement.enforce(id) }),
+      async ObserveServiceList(req) {
+        return { lastChangeAt: (await observeServiceList(req)).toISOString() };
+      },
+      async CreateSnapshot() {
+        return { path: await createSnapshot(config) };
+      },
+      async StartIntegrityCheck(req) {
+        await integrity.start(req.fix);
+        return {};
+      },
+      async GetIntegrityResults() {
+        const s = await integrity.state();
+        const time = (d: Date | null) => (d ?? new Date(0)).toISOString();
+        return { ...s, startTime: time(s.startTime), endTime: time(s.endTime) };
+      },
+    });
+  });
 }
