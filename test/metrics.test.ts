@@ -5,8 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_NAMES } from '@edge/config';
-import { contracts } from '@edge/proto';
-import { createRpcClient } from '@edge/rpc';
+import { peerClient } from '@edge/rpc';
 import { startTestController, type TestController } from './support/controller.js';
 import { sampleSum, scrape } from './support/metrics.js';
 import { rawExchange } from './support/raw-http.js';
@@ -45,7 +44,7 @@ describe('standalone /metrics', () => {
 
   it('has gRPC series of every service and process metrics', async () => {
     // Nothing in the gateway calls the policy service yet: call its first method directly.
-    const policy = createRpcClient(contracts.policy(), c.running.config.grpc.targets.policy, { deadlineMs: 5000 });
+    const policy = peerClient(c.running.config.grpc, 'policy', { deadlineMs: 5000 });
     const first = Object.keys(policy).find((k) => k !== 'close')!;
     await (policy as unknown as Record<string, (r: object) => Promise<unknown>>)[first]!({}).catch(() => undefined);
     policy.close();

@@ -3,8 +3,7 @@
  * are validated against the specs.
  */
 import { describe, expect, it } from 'vitest';
-import { contracts } from '@edge/proto';
-import { createRpcClient } from '@edge/rpc';
+import { peerClient } from '@edge/rpc';
 import { useController, type TestController } from '../support/controller.js';
 import { eventually } from '../support/eventually.js';
 
@@ -166,7 +165,7 @@ describe('transit routers', () => {
 
 describe('role matching for other services', () => {
   it('answers which identities and edge routers a role list selects', async () => {
-    const rpc = createRpcClient(contracts.identity(), c.running.config.grpc.targets.identity, { deadlineMs: 5_000 });
+    const rpc = peerClient(c.running.config.grpc, 'identity', { deadlineMs: 5_000 });
     try {
       const r1 = await create('edge-routers', { name: 'm-er-1', roleAttributes: ['m-a', 'm-b'] });
       const r2 = await create('edge-routers', { name: 'm-er-2', roleAttributes: ['m-a'] });
