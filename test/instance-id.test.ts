@@ -16,7 +16,7 @@ useController((f) => ({ c, admin } = f));
 const idOf = (r: { headers: Record<string, string | string[] | undefined> }) => r.headers['ziti-instance-id'];
 
 describe('ziti-instance-id', () => {
-  it('is sent, the same, on successes, errors and unknown routes of both APIs and the root paths', async () => {
+  it('is sent, the same, on successes, errors, unknown routes, preflights and refused URLs of both APIs and the root paths', async () => {
     const answers = [
       await c.http.get('/version', { expectStatus: 200 }),
       await c.http.get('/edge/client/v1/current-identity', { headers: { 'zt-session': admin }, expectStatus: 200 }),
@@ -24,6 +24,11 @@ describe('ziti-instance-id', () => {
       await c.http.get('/edge/client/v1/current-identity', { expectStatus: 401 }),
       await c.http.get('/edge/management/v1/no-such-thing', { expectStatus: 404, skipValidation: true }),
       await c.http.get('/current-api-session', { headers: { 'zt-session': admin }, expectStatus: 200 }),
+      // Answered before routing: a CORS preflight, and a path id no store can hold.
+      await c.http.request('OPTIONS', '/edge/client/v1/services', {
+        headers: { origin: 'https://console.example', 'access-control-request-method': 'GET' }, expectStatus: 200, skipValidation: true,
+      }),
+      await c.http.get('/edge/management/v1/identities/%00', { headers: { 'zt-session': admin }, expectStatus: 404, skipValidation: true }),
     ];
     const ids = answers.map(idOf);
     expect(ids[0]).toMatch(/^[A-Za-z0-9_-]{16,}$/);

@@ -18,10 +18,13 @@ export function instanceId(caPem: string, version: string): string {
   return createHash('sha256').update(version).update('\n').update(caPem).digest('base64url').slice(0, 25);
 }
 
-/** Sends the instance id on every answer, errors and unknown routes included. */
+/**
+ * Sends the instance id on every answer, errors, unknown routes, CORS preflights and refused URLs
+ * included: it is set as the answer goes out, so no hook that answers early can skip it.
+ */
 export function installInstanceId(app: FastifyInstance, id: string): void {
-  app.addHook('onRequest', (_req, reply, done) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     reply.header(INSTANCE_ID_HEADER, id);
-    done();
+    done(null, payload);
   });
 }
