@@ -153,43 +153,42 @@ describe('what an identity may do with a service', () => {
     return { access: access!, statements };
   }
 
-  // Before, five statements in three rounds (service and grant, granting policies and both router policy sides, the routers).
-  it('answers a session creation (grant, posture checks, edge routers) in two indexed statements side by side', async () => {
+  // Before, six statements in three rounds: service and grant; granting policies with checks and both router policy sides; the routers.
+  it('answers a session creation (grant, posture checks, edge routers) in one indexed statement', async () => {
     const { access, statements } = await answer({});
     expectGrant(access);
     expect(access.edgeRouters!.map((r) => r.id)).toEqual(COMMON);
     expect(access.edgeRouters![0]).toMatchObject({ name: 'router-100', hostname: 'er100.example' });
     expect(routerCalls).toEqual([]);
-    // service with grant and granting policies with checks; router policies of both sides with the routers they select.
-    expect(statements).toHaveLength(2);
+    expect(statements).toHaveLength(1);
     expect(await scansOf(statements)).toEqual([]);
   });
 
   it('counts the edge routers of each side in the same statement (policy advice)', async () => {
     const { access, statements } = await answer({ grantedOnly: false, edgeRouterCounts: true });
     expect([access.edgeRouters!.length, access.identityEdgeRouterCount, access.serviceEdgeRouterCount]).toEqual([30, 30, 30]);
-    expect(statements).toHaveLength(2);
+    expect(statements).toHaveLength(1);
     expect(await scansOf(statements)).toEqual([]);
   });
 
-  it('reads only the grant when no edge router is asked for: one statement', async () => {
+  it('reads no edge router policy when no edge router is asked for', async () => {
     const { statements } = await answer({ edgeRouters: false });
     expect(statements).toHaveLength(1);
     expect(await scansOf(statements)).toEqual([]);
   });
 
-  it('answers a caller no policy grants with not found, still in two statements', async () => {
+  it('answers a caller no policy grants with not found, in one statement', async () => {
     const statements = await statementsOf(async () => {
       await expect(answer({ roleAttributes: ['team-11'] })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     });
-    expect(statements).toHaveLength(2);
+    expect(statements).toHaveLength(1);
   });
 
-  it('reads both router policy sides in one statement and asks for the edge routers once, the model not filled yet', async () => {
+  it('reads both router policy sides with the grant and asks for the edge routers once, the model not filled yet', async () => {
     const { access, statements } = await answer({}, unfilled);
     expectGrant(access);
     expect(routerCalls).toEqual([{ selectedBy: 1, alsoSelectedBy: 30 }]);
-    expect(statements).toHaveLength(2);
+    expect(statements).toHaveLength(1);
     expect(await scansOf(statements)).toEqual([]);
   });
 });

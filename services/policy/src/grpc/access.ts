@@ -7,15 +7,14 @@
  *   controller/model/session_manager.go and policy_advisor.go);
  * - the edge routers an identity's edge router policies grant it.
  * The edge routers the selections match come from this service's read model of edge routers
- * (edge-router-model.ts), matched in the statement that reads the policies, beside the one reading
- * the grant; a paged or filtered list of them is asked of the identity service, their owner.
+ * (edge-router-model.ts), matched in the statement that reads the grant and the policies; a paged
+ * or filtered list of them is asked of the identity service, their owner.
  */
 import { notFound } from '@edge/errors';
 import type { identity as ipb, policy as pb } from '@edge/proto';
 import type { Policy } from '../domain/policy.js';
-import type { AccessRouterSelections } from '../store/access.js';
+import type { AccessRouterSelections, RoutersWanted } from '../store/access.js';
 import type { AccessRouters } from '../store/edge-router-model.js';
-import type { Caller } from '../store/evaluation.js';
 import type { HandlerDeps } from './common.js';
 import type { RoleSelection } from './identities.js';
 import { postureQueryGroups } from './posture-definition.js';
@@ -30,17 +29,16 @@ type AccessRequest = pb.GetServiceAccessRequest__Output;
 
 export function createAccessHandlers({ stores, identities, edgeRouters }: HandlerDeps) {
   /**
-   * What the edge routers of an access need in the first round trip, beside the grant: nothing
-   * when none are asked for; the edge routers and counts themselves, matched in the read model in
-   * the statement reading the policies, when it can answer (it is filled, and no page of them
-   * is asked for); else the policies' edge router roles, for the identity service to match.
+   * How the edge routers of an access are read with its grant: not at all when none are asked
+   * for; matched in the read model when it can answer (it is filled, and no page of them is asked
+   * for); else as the policies' edge router roles, for the identity service to match.
    */
-  async function routersOrSelections(req: AccessRequest, caller: Caller): Promise<AccessRouters | AccessRouterSelections | undefined> {
+  async function routersWanted(req: AccessRequest): Promise<RoutersWanted | undefined> {
     if (!req.edgeRouters && !req.edgeRouterCounts) return undefined;
     if ((!req.edgeRouters || !req.edgeRouterQuery) && await edgeRouters.isFilled()) {
-      return edgeRouters.selectedForAccess(caller, req.serviceId, { routers: req.edgeRouters, counts: req.edgeRouterCounts });
+      return { from: 'model', routers: req.edgeRouters, counts: req.edgeRouterCounts };
     }
-    return stores.access.routerSelections(caller, req.serviceId);
+    return { from: 'directory' };
   }
 
   /** The edge routers (and counts) the policies' edge router roles select, asked of the directory. */
@@ -56,9 +54,10 @@ export function createAccessHandlers({ stores, identities, edgeRouters }: Handle
   return {
     async GetServiceAccess(req: AccessRequest): Promise<pb.ServiceAccess> {
       const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
-      const [grant, routing] = await Promise.all([stores.access.grant(caller, req.serviceId), routersOrSelections(req, caller)]);
-      if (!grant || (req.grantedOnly && grant.permissions.length === 0)) throw notFound('service', req.serviceId);
-      const routers = routing === undefined ? NO_ROUTERS : 'identitySide' in routing ? await routersOf(routing, req) : routing;
+      const read = await stores.access.read(caller, req.serviceId, await routersWanted(req));
+      if (!read || (req.grantedOnly && read.grant.permissions.length === 0)) throw notFound('service', req.serviceId);
+      const { grant, selections } = read;
+      const routers = selections ? await routersOf(selections, req) : read.routers ?? NO_ROUTERS;
       return {
         serviceId: grant.service.id, serviceName: grant.service.name, permissions: grant.permissions,
         policies: postureQueryGroups(grant.policies), ...routers,

@@ -14,7 +14,7 @@ export interface HandlerDeps {
   stores: PolicyStores;
   events: PolicyEvents;
   identities: IdentityDirectory;
-  /** The read model of edge routers (edge-router-model.ts), which matches an access's edge routers in the statement reading its policies. */
+  /** The read model of edge routers (edge-router-model.ts): once filled, an access's edge routers are matched in it with the grant. */
   edgeRouters: EdgeRouterModel;
   /** Evaluated service lists (see evaluation-cache.ts). */
   serviceLists: EvaluationCache<pb.ListServicesResponse>;

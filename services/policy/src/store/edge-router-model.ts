@@ -8,12 +8,10 @@
  * overwrites a newer row and a repeated one changes nothing. A deletion leaves a row marked
  * deleted, which nothing older brings back.
  */
-import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { identity as ipb } from '@edge/proto';
 import { selectedByCondition, type RoleColumns, type RoleSelection } from '@edge/roles';
-import { withRouterPolicies } from './access.js';
 import type { EdgeRoutersTable, PolicyDb } from './db.js';
-import type { Caller } from './evaluation.js';
 
 /** An edge router as this model keeps it. */
 export interface EdgeRouterRecord {
@@ -54,6 +52,12 @@ function toProto(r: Selectable<EdgeRoutersTable>): ipb.Router__Output {
   };
 }
 
+/** The Router message of a row read as JSON (`to_jsonb` of a row: its timestamps as text). */
+export function edgeRouterFromJson(j: Record<string, unknown>): ipb.Router__Output {
+  const row = j as unknown as Selectable<EdgeRoutersTable>;
+  return toProto({ ...row, created_at: new Date(j.created_at as string), updated_at: new Date(j.updated_at as string) });
+}
+
 const str = (v: unknown): v is string => typeof v === 'string';
 
 /** The record of a router event's payload, or undefined when it lacks a field this model keeps. */
@@ -79,28 +83,6 @@ export function edgeRouterFromProto(r: ipb.Router__Output): EdgeRouterRecord {
     disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled, supportedProtocols: parse(r.supportedProtocolsJson),
     appData: parse(r.appDataJson), createdAt: new Date(r.createdAt), updatedAt: new Date(r.updatedAt),
   };
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Any = any;
-
-/**
- * The ids of the live routers the edge router roles of the policies in CTE `side` select (as
- * {@link selectedByCondition}: `#all`, `@id` or `@name`, AllOf attributes all held, AnyOf one),
- * a union of branches each read through an index (primary key, name, GIN on the attributes).
- */
-function routersSelectedBy(d: Any, side: 'erp' | 'serp') {
-  const branch = (join: RawBuilder<unknown>, where?: RawBuilder<unknown>) => {
-    let q = d.selectFrom(side).innerJoin('edge_routers as r', (j: Any) => j.on(join)).select('r.id').where('r.deleted', '=', false);
-    if (where) q = q.where(where);
-    return q;
-  };
-  return branch(sql`${sql.ref(`${side}.edge_router_all`)}`)
-    .union(branch(sql`r.id = any(${sql.ref(`${side}.edge_router_ids`)})`))
-    .union(branch(sql`r.name = any(${sql.ref(`${side}.edge_router_ids`)})`))
-    .union(branch(sql`r.role_attributes @> ${sql.ref(`${side}.edge_router_attrs`)}`,
-      sql`${sql.ref(`${side}.semantic`)} = 'AllOf' and cardinality(${sql.ref(`${side}.edge_router_attrs`)}) > 0`))
-    .union(branch(sql`r.role_attributes && ${sql.ref(`${side}.edge_router_attrs`)}`, sql`${sql.ref(`${side}.semantic`)} = 'AnyOf'`));
 }
 
 /** The edge routers of an access: those both sides' policies select, and how many each side selects. */
@@ -177,30 +159,6 @@ export function createEdgeRouterModel(db: Kysely<PolicyDb>) {
         .where(selectedByCondition({ selections: selectedBy }, COLUMNS)!).where(selectedByCondition({ selections: alsoSelectedBy }, COLUMNS)!)
         .orderBy('created_at').orderBy('id').execute();
       return rows.map(toProto);
-    },
-
-    /**
-     * The edge routers the edge router policies selecting the caller and the service edge router
-     * policies selecting the service both select (`routers`, as {@link selected} orders them),
-     * and how many each side selects (`counts`), in one statement over the policies and the model.
-     */
-    async selectedForAccess(caller: Caller, serviceId: string, want: { routers: boolean; counts: boolean }): Promise<AccessRouters> {
-      const q = withRouterPolicies(db, caller, serviceId)
-        .with('by_identity', (d: Any) => routersSelectedBy(d, 'erp'))
-        .with('by_service', (d: Any) => routersSelectedBy(d, 'serp')) as Any;
-      const count = (cte: string) => (want.counts ? sql<string>`(select count(*) from ${sql.raw(cte)})` : sql<string>`0`);
-      let from = q.selectFrom(q.selectNoFrom([count('by_identity').as('identity_count'), count('by_service').as('service_count')]).as('n'));
-      from = want.routers
-        // The common ids as one array (an init plan), so the routers are read by primary key.
-        ? from.leftJoin((eb: Any) => eb.selectFrom('edge_routers as r').selectAll('r').where('r.deleted', '=', false)
-          .where(sql<boolean>`r.id = any(array(select id from by_identity intersect select id from by_service))`).as('r'), (j: Any) => j.onTrue())
-          .selectAll('r').orderBy('r.created_at').orderBy('r.id')
-        : from;
-      const rows = await from.select(['n.identity_count', 'n.service_count']).execute() as Array<Selectable<EdgeRoutersTable> & { identity_count: string; service_count: string }>;
-      return {
-        edgeRouters: rows.filter((r) => r.id !== null && r.id !== undefined).map(toProto),
-        identityEdgeRouterCount: Number(rows[0]?.identity_count ?? 0), serviceEdgeRouterCount: Number(rows[0]?.service_count ?? 0),
-      };
     },
 
     /** How many edge routers some role list of `selectedBy` selects. */
