@@ -39,7 +39,7 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
     const stores = createPolicyStores(db);
     const checkIntegrity = createIntegrityCheck(stores.integrity, identities, events);
     server.add<PolicyServiceHandlers>(contracts.policy(), {
-      ...createPolicyHandlers({ stores, events, identities, serviceLists, serviceDigests }),
+      ...createPolicyHandlers({ stores, events, identities, edgeRouters, serviceLists, serviceDigests }),
       CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
     });
     const system = createSystemPolicies(stores.edgeRouterPolicies, identity, events, ctx.log);

@@ -15,6 +15,7 @@ import { createAccessHandlers } from '../src/grpc/access.js';
 import type { HandlerDeps } from '../src/grpc/common.js';
 import { createEvaluationHandlers } from '../src/grpc/evaluation.js';
 import type { IdentityDirectory, OwnConfig } from '../src/grpc/identities.js';
+import { createEdgeRouterModel } from '../src/store/edge-router-model.js';
 import { createPolicyStores } from '../src/store/index.js';
 import { createHarness, type Harness } from './harness.js';
 
@@ -24,7 +25,7 @@ const SERVICES = 10_000;
 const INTERCEPT = 'g7cIWbcGg';
 
 /** The tables that grow with a network; a scan of any of them is what this file forbids. */
-const LARGE = ['services', 'service_configs', 'configs', 'service_policies', 'posture_checks', 'edge_router_policies', 'service_edge_router_policies'];
+const LARGE = ['services', 'service_configs', 'configs', 'service_policies', 'posture_checks', 'edge_router_policies', 'service_edge_router_policies', 'edge_routers'];
 
 let h: Harness;
 let conn: DbConnection;
@@ -47,6 +48,8 @@ const identities: IdentityDirectory = {
 };
 
 let handlers: ReturnType<typeof createEvaluationHandlers> & ReturnType<typeof createAccessHandlers>;
+/** The access handlers with the read model of edge routers not yet filled (the identity service matches the routers). */
+let unfilled: ReturnType<typeof createAccessHandlers>;
 
 beforeAll(async () => {
   h = await createHarness();
@@ -70,13 +73,19 @@ beforeAll(async () => {
     select 'erp' || n, 'erp-' || n, 'AnyOf', array['#team-' || n], array['team-' || n], array['#er-' || (n % 10)], array['er-' || (n % 10)] from ${n}`.execute(h.db);
   await sql`insert into ${t('service_edge_router_policies')} (id, name, semantic, service_roles, service_attrs, edge_router_roles, edge_router_attrs)
     select 'serp' || n, 'serp-' || n, 'AllOf', array['#g' || (n % 100)], array['g' || (n % 100)], array['#er-' || (n % 10)], array['er-' || (n % 10)] from ${n}`.execute(h.db);
+  // Router n holds er-<n % 100>: er-0 (what erp10 and the service edge router policies of #g10 select) is held by 30 routers.
+  await sql`insert into ${t('edge_routers')} (id, name, role_attributes, hostname, created_at, updated_at)
+    select 'er' || n, 'router-' || n, array['er-' || (n % 100)], 'er' || n || '.example', timestamptz '2026-01-01' + n * interval '1 second', now() from ${n}`.execute(h.db);
   for (const table of LARGE) await sql`analyze ${t(table)}`.execute(h.db);
 
   conn = await openConnection({ url: DATABASE_URL });
   db = new Kysely<any>({ dialect: conn.dialect(), log: (e) => { ran.push(e.query); } }).withSchema(h.schema);
   const off = () => createEvaluationCache<never>({ ttlMs: 0 });
-  const deps = { stores: createPolicyStores(db), events: undefined as never, identities, serviceLists: off(), serviceDigests: off() } as HandlerDeps;
+  const edgeRouters = createEdgeRouterModel(db);
+  await edgeRouters.markFilled();
+  const deps = { stores: createPolicyStores(db), events: undefined as never, identities, edgeRouters, serviceLists: off(), serviceDigests: off() } as HandlerDeps;
   handlers = { ...createEvaluationHandlers(deps), ...createAccessHandlers(deps) };
+  unfilled = createAccessHandlers({ ...deps, edgeRouters: { ...edgeRouters, isFilled: async () => false } });
 }, 120_000);
 
 afterAll(async () => {
@@ -126,20 +135,60 @@ describe('a client service list', () => {
 });
 
 describe('what an identity may do with a service', () => {
-  it('answers grant, posture checks and both router policy sides in five indexed statements, and asks for the edge routers once', async () => {
+  const sessionAccess = { identityId: 'i1', roleAttributes: ['team-10'], serviceId: 's10', grantedOnly: true, edgeRouters: true, edgeRouterCounts: false, edgeRouterQuery: null };
+  const expectGrant = (access: pb.ServiceAccess) => {
+    expect(access.permissions).toEqual(['Dial']);
+    expect(access.policies!.map((p) => [p.policyName, p.checks!.map((c) => [c.id, c.domains])])).toEqual([['sp-10', [['pc10', ['corp.example']]]]]);
+  };
+  // erp10 selects team-10 and #er-0; the 30 service edge router policies of #g10 select s10 and #er-0 too.
+  const COMMON = Array.from({ length: 30 }, (_, i) => `er${(i + 1) * 100}`);
+
+  /** The answer to `req` (through `via`) and the statements it ran. */
+  async function answer(req: Partial<pb.GetServiceAccessRequest__Output>, via: ReturnType<typeof createAccessHandlers> = handlers) {
     routerCalls.length = 0;
     let access: pb.ServiceAccess | undefined;
     const statements = await statementsOf(async () => {
-      access = await handlers.GetServiceAccess({
-        identityId: 'i1', roleAttributes: ['team-10'], serviceId: 's10', grantedOnly: true, edgeRouters: true, edgeRouterCounts: false, edgeRouterQuery: null,
-      } as pb.GetServiceAccessRequest__Output);
+      access = await via.GetServiceAccess({ ...sessionAccess, ...req } as pb.GetServiceAccessRequest__Output);
     });
-    expect(access!.permissions).toEqual(['Dial']);
-    expect(access!.policies!.map((p) => [p.policyName, p.checks!.map((c) => [c.id, c.domains])])).toEqual([['sp-10', [['pc10', ['corp.example']]]]]);
-    // erp10 selects team-10; the 30 service edge router policies of #g10 select s10.
+    return { access: access!, statements };
+  }
+
+  // Before, six statements in three rounds: service and grant; granting policies with checks and both router policy sides; the routers.
+  it('answers a session creation (grant, posture checks, edge routers) in one indexed statement', async () => {
+    const { access, statements } = await answer({});
+    expectGrant(access);
+    expect(access.edgeRouters!.map((r) => r.id)).toEqual(COMMON);
+    expect(access.edgeRouters![0]).toMatchObject({ name: 'router-100', hostname: 'er100.example' });
+    expect(routerCalls).toEqual([]);
+    expect(statements).toHaveLength(1);
+    expect(await scansOf(statements)).toEqual([]);
+  });
+
+  it('counts the edge routers of each side in the same statement (policy advice)', async () => {
+    const { access, statements } = await answer({ grantedOnly: false, edgeRouterCounts: true });
+    expect([access.edgeRouters!.length, access.identityEdgeRouterCount, access.serviceEdgeRouterCount]).toEqual([30, 30, 30]);
+    expect(statements).toHaveLength(1);
+    expect(await scansOf(statements)).toEqual([]);
+  });
+
+  it('reads no edge router policy when no edge router is asked for', async () => {
+    const { statements } = await answer({ edgeRouters: false });
+    expect(statements).toHaveLength(1);
+    expect(await scansOf(statements)).toEqual([]);
+  });
+
+  it('answers a caller no policy grants with not found, in one statement', async () => {
+    const statements = await statementsOf(async () => {
+      await expect(answer({ roleAttributes: ['team-11'] })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    });
+    expect(statements).toHaveLength(1);
+  });
+
+  it('reads both router policy sides with the grant and asks for the edge routers once, the model not filled yet', async () => {
+    const { access, statements } = await answer({}, unfilled);
+    expectGrant(access);
     expect(routerCalls).toEqual([{ selectedBy: 1, alsoSelectedBy: 30 }]);
-    // service, grant, granting policies with checks, edge router policies, service edge router policies.
-    expect(statements).toHaveLength(5);
+    expect(statements).toHaveLength(1);
     expect(await scansOf(statements)).toEqual([]);
   });
 });

@@ -7,11 +7,14 @@
  *   controller/model/session_manager.go and policy_advisor.go);
  * - the edge routers an identity's edge router policies grant it.
  * The edge routers the selections match come from this service's read model of edge routers
- * (edge-router-model.ts); a paged or filtered list of them is asked of the identity service, their owner.
+ * (edge-router-model.ts), matched in the statement that reads the grant and the policies; a paged
+ * or filtered list of them is asked of the identity service, their owner.
  */
 import { notFound } from '@edge/errors';
 import type { identity as ipb, policy as pb } from '@edge/proto';
 import type { Policy } from '../domain/policy.js';
+import type { AccessRouterSelections, RoutersWanted } from '../store/access.js';
+import type { AccessRouters } from '../store/edge-router-model.js';
 import type { HandlerDeps } from './common.js';
 import type { RoleSelection } from './identities.js';
 import { postureQueryGroups } from './posture-definition.js';
@@ -20,31 +23,44 @@ import { postureQueryGroups } from './posture-definition.js';
 const routerSelections = (policies: readonly Policy[]): RoleSelection[] =>
   policies.map((p) => ({ roles: p.roles.edgeRouterRoles ?? [], semantic: p.semantic }));
 
-export function createAccessHandlers({ stores, identities }: HandlerDeps) {
+const NO_ROUTERS: AccessRouters = { edgeRouters: [], identityEdgeRouterCount: 0, serviceEdgeRouterCount: 0 };
+
+type AccessRequest = pb.GetServiceAccessRequest__Output;
+
+export function createAccessHandlers({ stores, identities, edgeRouters }: HandlerDeps) {
+  /**
+   * How the edge routers of an access are read with its grant: not at all when none are asked
+   * for; matched in the read model when it can answer (it is filled, and no page of them is asked
+   * for); else as the policies' edge router roles, for the identity service to match.
+   */
+  async function routersWanted(req: AccessRequest): Promise<RoutersWanted | undefined> {
+    if (!req.edgeRouters && !req.edgeRouterCounts) return undefined;
+    if ((!req.edgeRouters || !req.edgeRouterQuery) && await edgeRouters.isFilled()) {
+      return { from: 'model', routers: req.edgeRouters, counts: req.edgeRouterCounts };
+    }
+    return { from: 'directory' };
+  }
+
+  /** The edge routers (and counts) the policies' edge router roles select, asked of the directory. */
+  async function routersOf({ identitySide, serviceSide }: AccessRouterSelections, req: AccessRequest): Promise<AccessRouters> {
+    const [routers, identityCount, serviceCount] = await Promise.all([
+      req.edgeRouters ? identities.edgeRoutersSelected(identitySide, serviceSide, req.edgeRouterQuery ?? undefined) : [],
+      req.edgeRouterCounts ? identities.countEdgeRoutersSelected(identitySide) : 0,
+      req.edgeRouterCounts ? identities.countEdgeRoutersSelected(serviceSide) : 0,
+    ]);
+    return { edgeRouters: routers, identityEdgeRouterCount: identityCount, serviceEdgeRouterCount: serviceCount };
+  }
+
   return {
-    async GetServiceAccess(req: pb.GetServiceAccessRequest__Output): Promise<pb.ServiceAccess> {
+    async GetServiceAccess(req: AccessRequest): Promise<pb.ServiceAccess> {
       const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
-      const [[service], [grant]] = await Promise.all([
-        stores.services.findMany([req.serviceId]),
-        stores.evaluation.grantsAmong(caller, [req.serviceId]),
-      ]);
-      if (!service || (req.grantedOnly && !grant)) throw notFound('service', req.serviceId);
-      const wantRouters = req.edgeRouters || req.edgeRouterCounts;
-      const [policies, byIdentity, byService] = await Promise.all([
-        stores.evaluation.grantingPolicies(grant?.policy_ids ?? []),
-        wantRouters ? stores.edgeRouterPolicies.selecting({ prefix: 'identity', id: caller.identityId, attributes: caller.roleAttributes }) : [],
-        wantRouters ? stores.serviceEdgeRouterPolicies.selecting({ prefix: 'service', id: service.id, attributes: service.roleAttributes }) : [],
-      ]);
-      const [identitySide, serviceSide] = [routerSelections(byIdentity), routerSelections(byService)];
-      const [edgeRouters, identityCount, serviceCount] = await Promise.all([
-        req.edgeRouters ? identities.edgeRoutersSelected(identitySide, serviceSide, req.edgeRouterQuery ?? undefined) : [],
-        req.edgeRouterCounts ? identities.countEdgeRoutersSelected(identitySide) : 0,
-        req.edgeRouterCounts ? identities.countEdgeRoutersSelected(serviceSide) : 0,
-      ]);
+      const read = await stores.access.read(caller, req.serviceId, await routersWanted(req));
+      if (!read || (req.grantedOnly && read.grant.permissions.length === 0)) throw notFound('service', req.serviceId);
+      const { grant, selections } = read;
+      const routers = selections ? await routersOf(selections, req) : read.routers ?? NO_ROUTERS;
       return {
-        serviceId: service.id, serviceName: service.name, permissions: grant?.permissions ?? [],
-        policies: postureQueryGroups(policies), edgeRouters,
-        identityEdgeRouterCount: identityCount, serviceEdgeRouterCount: serviceCount,
+        serviceId: grant.service.id, serviceName: grant.service.name, permissions: grant.permissions,
+        policies: postureQueryGroups(grant.policies), ...routers,
       };
     },
 

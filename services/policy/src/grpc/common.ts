@@ -5,6 +5,7 @@ import type { Stored } from '../domain/entity.js';
 import type { policy as pb } from '@edge/proto';
 import type { EvaluationCache } from '../evaluation-cache.js';
 import type { PolicyEvents } from '../events.js';
+import type { EdgeRouterModel } from '../store/edge-router-model.js';
 import type { PolicyStores } from '../store/index.js';
 import type { IdentityDirectory } from './identities.js';
 
@@ -13,6 +14,8 @@ export interface HandlerDeps {
   stores: PolicyStores;
   events: PolicyEvents;
   identities: IdentityDirectory;
+  /** The read model of edge routers (edge-router-model.ts): once filled, an access's edge routers are matched in it with the grant. */
+  edgeRouters: EdgeRouterModel;
   /** Evaluated service lists (see evaluation-cache.ts). */
   serviceLists: EvaluationCache<pb.ListServicesResponse>;
   /** Digests of whole service lists (service updates); emptied with `serviceLists`. */

@@ -52,6 +52,12 @@ function toProto(r: Selectable<EdgeRoutersTable>): ipb.Router__Output {
   };
 }
 
+/** The Router message of a row read as JSON (`to_jsonb` of a row: its timestamps as text). */
+export function edgeRouterFromJson(j: Record<string, unknown>): ipb.Router__Output {
+  const row = j as unknown as Selectable<EdgeRoutersTable>;
+  return toProto({ ...row, created_at: new Date(j.created_at as string), updated_at: new Date(j.updated_at as string) });
+}
+
 const str = (v: unknown): v is string => typeof v === 'string';
 
 /** The record of a router event's payload, or undefined when it lacks a field this model keeps. */
@@ -77,6 +83,13 @@ export function edgeRouterFromProto(r: ipb.Router__Output): EdgeRouterRecord {
     disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled, supportedProtocols: parse(r.supportedProtocolsJson),
     appData: parse(r.appDataJson), createdAt: new Date(r.createdAt), updatedAt: new Date(r.updatedAt),
   };
+}
+
+/** The edge routers of an access: those both sides' policies select, and how many each side selects. */
+export interface AccessRouters {
+  edgeRouters: ipb.Router__Output[];
+  identityEdgeRouterCount: number;
+  serviceEdgeRouterCount: number;
 }
 
 /** Creates the read model over the policy schema. */

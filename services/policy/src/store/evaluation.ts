@@ -38,7 +38,7 @@ type Any = any;
  * is granted, the policy types granting it and the policies. Built with the query builder so
  * every table is read from the service's own schema.
  */
-function withGrants(db: PolicyKysely, caller: Caller) {
+export function withGrants(db: PolicyKysely, caller: Caller) {
   const branch = (d: Any, join: RawBuilder<unknown>, where?: RawBuilder<unknown>) => {
     let q = d.selectFrom('m').innerJoin('services as s', (j: Any) => j.on(join)).select(['s.id as service_id', 'm.type as type', 'm.id as policy_id']);
     if (where) q = q.where(where);
@@ -55,6 +55,54 @@ function withGrants(db: PolicyKysely, caller: Caller) {
     .with('grants', (d: Any) => d.selectFrom('g')
       .select(['g.service_id', sql`array_agg(distinct g.type order by g.type)`.as('permissions'), sql`array_agg(distinct g.policy_id)`.as('policy_ids')])
       .groupBy('g.service_id')) as Kysely<Any>;
+}
+
+/** A row of {@link selectPolicyChecks}: a granting policy and one of its checks (its columns null when it has none). */
+export type PolicyCheckRow = { policy_id: string; policy_name: string; policy_type: string } & Partial<Selectable<PostureChecksTable>>;
+
+/**
+ * `q` with the CTEs `gp` (the service policies `policies` selects) and `pc (policy_id, check_id)`:
+ * each policy's posture check roles joined to the checks through indexable branches (`#all`,
+ * `@id` by primary key, AllOf by GIN containment, AnyOf by GIN overlap), as the grants are
+ * joined to services.
+ */
+export function withPostureChecks(q: Kysely<Any>, policies: (d: Kysely<Any>) => Any): Kysely<Any> {
+  const branch = (d: Any, join: RawBuilder<unknown>, where?: RawBuilder<unknown>) => {
+    let b = d.selectFrom('gp').innerJoin('posture_checks as c', (j: Any) => j.on(join)).select(['gp.id as policy_id', 'c.id as check_id']);
+    if (where) b = b.where(where);
+    return b;
+  };
+  return (q
+    .with('gp', (d: Any) => policies(d).select(['id', 'name', 'type', 'semantic', 'posture_check_all', 'posture_check_ids', 'posture_check_attrs']))
+    .with('pc', (d: Any) => branch(d, sql`gp.posture_check_all`)
+      .union(branch(d, sql`c.id = any(gp.posture_check_ids)`))
+      .union(branch(d, sql`c.role_attributes @> gp.posture_check_attrs`, sql`gp.semantic = 'AllOf' and cardinality(gp.posture_check_attrs) > 0`))
+      .union(branch(d, sql`c.role_attributes && gp.posture_check_attrs`, sql`gp.semantic = 'AnyOf'`)))) as Kysely<Any>;
+}
+
+/** `from` (which has `gp` in scope, see {@link withPostureChecks}) joined to each policy's checks, one {@link PolicyCheckRow} per pair, in order. */
+export function selectPolicyChecks(from: Any) {
+  return from
+    .leftJoin('pc', 'pc.policy_id', 'gp.id')
+    // Each check by primary key (`offset 0` keeps the planner from hashing every check instead).
+    .leftJoinLateral((eb: Any) => eb.selectFrom('posture_checks').selectAll().whereRef('posture_checks.id', '=', 'pc.check_id').offset(0).as('c'), (j: Any) => j.onTrue())
+    .select(['gp.id as policy_id', 'gp.name as policy_name', 'gp.type as policy_type'])
+    .select((eb: Any) => [
+      'c.id', 'c.name', 'c.type_id', 'c.role_attributes', 'c.version', 'c.data', 'c.tags', 'c.created_at', 'c.updated_at',
+    ].map((col) => eb.ref(col)))
+    .orderBy('gp.id').orderBy('c.created_at').orderBy('c.id');
+}
+
+/** The policies of {@link PolicyCheckRow}s with their checks (a row without a policy is skipped). */
+export function groupGrantingPolicies(rows: readonly PolicyCheckRow[]): GrantingPolicyRows {
+  const out = new Map<string, GrantingPolicyRows[number]>();
+  for (const r of rows) {
+    if (!r.policy_id) continue;
+    const p = out.get(r.policy_id) ?? { id: r.policy_id, name: r.policy_name, type: r.policy_type as 'Dial' | 'Bind', checks: [] };
+    out.set(r.policy_id, p);
+    if (r.id) p.checks.push(postureCheckToDomain(r as Selectable<PostureChecksTable>));
+  }
+  return [...out.values()];
 }
 
 /** A granted service: its id, the policy types granting it and the policies. */
@@ -107,41 +155,13 @@ export function createEvaluationStore(db: PolicyKysely) {
 
     /**
      * The granting policies among `ids` (name, type) with the posture checks their posture check
-     * roles select, in one statement: each policy's roles are joined to the checks through
-     * indexable branches (`#all`, `@id` by primary key, AllOf by GIN containment, AnyOf by GIN
-     * overlap), as the grants are joined to services. A policy selecting no check comes back
-     * once with no check.
+     * roles select, in one statement (see {@link withPostureChecks}). A policy selecting no check
+     * comes back once with no check.
      */
     async grantingPolicies(ids: readonly string[]): Promise<GrantingPolicyRows> {
       if (ids.length === 0) return [];
-      const branch = (d: Any, join: RawBuilder<unknown>, where?: RawBuilder<unknown>) => {
-        let q = d.selectFrom('gp').innerJoin('posture_checks as c', (j: Any) => j.on(join)).select(['gp.id as policy_id', 'c.id as check_id']);
-        if (where) q = q.where(where);
-        return q;
-      };
-      const rows = await (db as Any)
-        .with('gp', (d: Any) => d.selectFrom('service_policies').where('id', 'in', [...ids])
-          .select(['id', 'name', 'type', 'semantic', 'posture_check_all', 'posture_check_ids', 'posture_check_attrs']))
-        .with('pc', (d: Any) => branch(d, sql`gp.posture_check_all`)
-          .union(branch(d, sql`c.id = any(gp.posture_check_ids)`))
-          .union(branch(d, sql`c.role_attributes @> gp.posture_check_attrs`, sql`gp.semantic = 'AllOf' and cardinality(gp.posture_check_attrs) > 0`))
-          .union(branch(d, sql`c.role_attributes && gp.posture_check_attrs`, sql`gp.semantic = 'AnyOf'`)))
-        .selectFrom('gp')
-        .leftJoin('pc', 'pc.policy_id', 'gp.id')
-        .leftJoin('posture_checks as c', 'c.id', 'pc.check_id')
-        .select(['gp.id as policy_id', 'gp.name as policy_name', 'gp.type as policy_type'])
-        .select((eb: Any) => [
-          'c.id', 'c.name', 'c.type_id', 'c.role_attributes', 'c.version', 'c.data', 'c.tags', 'c.created_at', 'c.updated_at',
-        ].map((col) => eb.ref(col)))
-        .orderBy('gp.id').orderBy('c.created_at').orderBy('c.id')
-        .execute() as Array<{ policy_id: string; policy_name: string; policy_type: string } & Partial<Selectable<PostureChecksTable>>>;
-      const out = new Map<string, GrantingPolicyRows[number]>();
-      for (const r of rows) {
-        const p = out.get(r.policy_id) ?? { id: r.policy_id, name: r.policy_name, type: r.policy_type as 'Dial' | 'Bind', checks: [] };
-        out.set(r.policy_id, p);
-        if (r.id) p.checks.push(postureCheckToDomain(r as Selectable<PostureChecksTable>));
-      }
-      return [...out.values()];
+      const q = withPostureChecks(db as Any, (d) => d.selectFrom('service_policies').where('id', 'in', [...ids]));
+      return groupGrantingPolicies(await selectPolicyChecks(q.selectFrom('gp')).execute());
     },
   };
 }

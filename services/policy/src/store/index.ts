@@ -1,6 +1,7 @@
 /**
  * Every store of the policy service over its own schema.
  */
+import { createAccessStore } from './access.js';
 import { createConfigStore } from './config.js';
 import { createConfigTypeStore } from './config-type.js';
 import type { PolicyKysely } from './db.js';
@@ -20,6 +21,7 @@ export function createPolicyStores(db: PolicyKysely) {
     serviceEdgeRouterPolicies: createPolicyStore(db, SERVICE_EDGE_ROUTER_POLICY_TABLE),
     postureChecks: createPostureCheckStore(db),
     evaluation: createEvaluationStore(db),
+    access: createAccessStore(db),
     integrity: createIntegrityStore(db),
   };
 }
