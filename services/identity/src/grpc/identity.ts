@@ -9,11 +9,11 @@ import type { IdentityServiceHandlers } from '@edge/proto';
 import {
   applyUpdate, traceFor, checkDefaultAdminUpdate, checkDeletable, disabledUntil, validateIdentityInput,
   DEFAULT_AUTH_POLICY_ID, type IdentityInput,
-} from './domain/identity.js';
-import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from './store.js';
-import type { RouterHandlers } from './router-grpc.js';
-import type { ServiceConfigHandlers } from './service-config-grpc.js';
-import { fieldsToInput, identityToProto, identityTypeToProto } from './map.js';
+} from '../domain/identity.js';
+import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from '../store/identity.js';
+import type { RouterHandlers } from './router.js';
+import type { ServiceConfigHandlers } from './service-config.js';
+import { fieldsToInput, identityToProto, identityTypeToProto } from '../map.js';
 
 /** Builds the handlers over a store (which records the events of its writes). */
 export function createIdentityHandlers(store: IdentityStore): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers | 'ListConfigReferences' | 'RemoveConfigReferences'> {

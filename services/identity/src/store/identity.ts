@@ -7,10 +7,10 @@ import { fieldError, notFound } from '@edge/errors';
 import { inChunks, isUniqueViolation, precompiled } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
-import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
-import type { IdentityEvents } from './events.js';
-import type { RoutersTable } from './router-store.js';
-import type { IdentityServiceConfigsTable } from './service-config-store.js';
+import type { Identity, IdentityInput, Json, Precedence } from '../domain/identity.js';
+import type { IdentityEvents } from '../events.js';
+import type { RoutersTable } from './router.js';
+import type { IdentityServiceConfigsTable } from './service-config.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 

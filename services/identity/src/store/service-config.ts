@@ -3,7 +3,7 @@
  */
 import type { Kysely } from 'kysely';
 import { notFound } from '@edge/errors';
-import type { IdentityDb } from './store.js';
+import type { IdentityDb } from './identity.js';
 
 /** One override: the identity's config of a type for a service. */
 export interface ServiceConfig {

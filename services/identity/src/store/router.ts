@@ -8,11 +8,11 @@ import { fieldError, notFound } from '@edge/errors';
 import { inChunks, isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
-import type { Json } from './domain/identity.js';
-import { routerIdentityWanted, type Router, type RouterInput, type RouterKind } from './domain/router.js';
+import type { Json } from '../domain/identity.js';
+import { routerIdentityWanted, type Router, type RouterInput, type RouterKind } from '../domain/router.js';
 import { enqueueEvent } from '@edge/outbox';
-import { routerIdentity, routerPayload, Subjects, type IdentityEvents } from './events.js';
-import { toDomain as toIdentity, type IdentityDb } from './store.js';
+import { routerIdentity, routerPayload, Subjects, type IdentityEvents } from '../events.js';
+import { toDomain as toIdentity, type IdentityDb } from './identity.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 

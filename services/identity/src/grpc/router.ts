@@ -6,9 +6,9 @@ import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
 import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedByCondition } from '@edge/roles';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
-import { applyRouterUpdate, routerKind, validateRouterInput } from './domain/router.js';
-import { routerFieldsToInput, routerToProto } from './router-map.js';
-import { ROUTER_FIELDS, ROUTER_ROLE_COLUMNS, type RouterStore } from './router-store.js';
+import { applyRouterUpdate, routerKind, validateRouterInput } from '../domain/router.js';
+import { routerFieldsToInput, routerToProto } from '../router-map.js';
+import { ROUTER_FIELDS, ROUTER_ROLE_COLUMNS, type RouterStore } from '../store/router.js';
 
 type Handlers = AsyncHandlers<IdentityServiceHandlers>;
 
