@@ -6,8 +6,8 @@
 import type { Bus, Subscription } from '@edge/bus';
 import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
-import { parseJson } from './map.js';
-import type { IdentityStore } from './store.js';
+import { parseJson } from './domain/identity.js';
+import type { IdentityStore } from './store/identity.js';
 
 const CONSUMER_GROUP = 'identity';
 /** Published by the auth service when a client authenticated and reported its environment. */

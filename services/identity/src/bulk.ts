@@ -11,8 +11,9 @@ import { atPath } from '@edge/errors';
 import { newId } from '@edge/ids';
 import { DEFAULT_AUTH_POLICY_ID, validateIdentityInput, type IdentityInput } from './domain/identity.js';
 import { validateRouterInput, type RouterInput } from './domain/router.js';
-import { insertIdentitiesInBulk, type IdentityDb } from './store.js';
-import { insertRoutersInBulk } from './router-store.js';
+import type { IdentityDb } from './store/db.js';
+import { insertIdentitiesInBulk } from './store/identity.js';
+import { insertRoutersInBulk } from './store/router.js';
 
 /** An identity to import: the API's create fields that matter at scale; the rest default. */
 export interface BulkIdentity {

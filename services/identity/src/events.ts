@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Outbox } from '@edge/outbox';
 import type { Identity } from './domain/identity.js';
 import type { Router } from './domain/router.js';
-import type { IdentityDb } from './store.js';
+import type { IdentityDb } from './store/db.js';
 
 export const Subjects = {
   identityCreated: 'edge.identity.identity.created',

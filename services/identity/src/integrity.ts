@@ -5,8 +5,8 @@
  * the policy service itself (which asks this service to match identities and routers), so the two
  * have no call cycle. The session service runs the check, and its periodic repair.
  */
-import type { RouterStore } from './router-store.js';
-import type { ServiceConfigStore } from './service-config-store.js';
+import type { RouterStore } from './store/router.js';
+import type { ServiceConfigStore } from './store/service-config.js';
 
 type Issue = { description: string; fixed: boolean };
 

@@ -6,8 +6,8 @@
  */
 import type { Bus, Subscription } from '@edge/bus';
 import type { Logger } from '@edge/logging';
-import type { RouterStore } from './router-store.js';
-import type { ServiceConfigStore } from './service-config-store.js';
+import type { RouterStore } from './store/router.js';
+import type { ServiceConfigStore } from './store/service-config.js';
 
 const CONSUMER_GROUP = 'identity';
 

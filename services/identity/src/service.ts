@@ -4,13 +4,9 @@
 import { fileURLToPath } from 'node:url';
 import { createGrpcService, createServiceEvents, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type IdentityServiceHandlers } from '@edge/proto';
-import { createIdentityStore, type IdentityDb } from './store.js';
+import { createIdentityStores, type IdentityDb } from './store/index.js';
 import { createIdentityEvents } from './events.js';
-import { createIdentityHandlers } from './grpc.js';
-import { createRouterHandlers } from './router-grpc.js';
-import { createRouterStore } from './router-store.js';
-import { createServiceConfigHandlers } from './service-config-grpc.js';
-import { createServiceConfigStore } from './service-config-store.js';
+import { createIdentityHandlers } from './grpc/index.js';
 import { createConfigReferences } from './integrity.js';
 import { startPolicyConsumers } from './policy-events.js';
 import { startAuthConsumers } from './auth-events.js';
@@ -22,14 +18,11 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
   return createGrpcService<IdentityDb>(ctx, 'identity', MIGRATIONS, async ({ db, server }) => {
     const plumbing = createServiceEvents(ctx, db, 'identity');
     const events = createIdentityEvents(plumbing.outbox);
-    const store = createIdentityStore(db, events);
-    const serviceConfigs = createServiceConfigStore(db);
-    const routers = createRouterStore(db, events);
+    const stores = createIdentityStores(db, events);
+    const { serviceConfigs, routers } = stores;
     const references = createConfigReferences(serviceConfigs, routers);
     server.add<IdentityServiceHandlers>(contracts.identity(), {
-      ...createIdentityHandlers(store),
-      ...createRouterHandlers(routers),
-      ...createServiceConfigHandlers(serviceConfigs),
+      ...createIdentityHandlers(stores),
       ListConfigReferences: async () => references.list(),
       RemoveConfigReferences: async (req) => ({
         issues: await references.removeMissing(new Set(req.missingServiceIds), new Set(req.missingConfigIds), req.fix),
@@ -37,7 +30,7 @@ export function createIdentityService(ctx: ServiceContext): EdgeService {
     });
     const consumers = [
       ...(await startPolicyConsumers(plumbing.bus, { serviceConfigs, routers, log: ctx.log })),
-      ...(await startAuthConsumers(plumbing.bus, store, ctx.log)),
+      ...(await startAuthConsumers(plumbing.bus, stores.identities, ctx.log)),
     ];
     plumbing.start();
     return async () => {

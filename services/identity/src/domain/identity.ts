@@ -6,6 +6,19 @@ import { ZitiError, fieldError } from '@edge/errors';
 export type Precedence = 'default' | 'required' | 'failed';
 export type Json = Record<string, unknown>;
 
+/** A JSON object field; a field error when it is not one. */
+export function parseJson(field: string, text: string | undefined): Json {
+  if (!text) return {};
+  try {
+    const v: unknown = JSON.parse(text);
+    if (v === null) return {};
+    if (typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
+    return v as Json;
+  } catch {
+    throw fieldError(field, 'must be a JSON object', text);
+  }
+}
+
 /** The writable fields of an identity, as the domain sees them. */
 export interface IdentityInput {
   name: string;

@@ -4,7 +4,7 @@
  */
 import type { AsyncHandlers } from '@edge/rpc';
 import type { IdentityServiceHandlers } from '@edge/proto';
-import type { ServiceConfigStore } from './service-config-store.js';
+import type { ServiceConfigStore } from '../store/service-config.js';
 
 export type ServiceConfigHandlers = Pick<AsyncHandlers<IdentityServiceHandlers>, 'ListServiceConfigs' | 'AssignServiceConfigs' | 'RemoveServiceConfigs'>;
 

@@ -1,62 +1,15 @@
 /**
- * Every query of the identity service, and the row ↔ domain mapping.
+ * Queries on identities and identity types, and the row ↔ domain mapping.
  */
-import type { ColumnType, Expression, Generated, Kysely, Selectable, SqlBool } from 'kysely';
+import type { Expression, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
 import { inChunks, isUniqueViolation, precompiled } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
-import type { Identity, IdentityInput, Json, Precedence } from './domain/identity.js';
-import type { IdentityEvents } from './events.js';
-import type { RoutersTable } from './router-store.js';
-import type { IdentityServiceConfigsTable } from './service-config-store.js';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-interface IdentitiesTable {
-  id: string;
-  name: string;
-  type_id: string;
-  is_admin: boolean;
-  is_default_admin: Generated<boolean>;
-  role_attributes: string[];
-  tags: Json;
-  app_data: Json;
-  default_hosting_cost: number;
-  default_hosting_precedence: string;
-  service_hosting_costs: Record<string, number>;
-  service_hosting_precedences: Record<string, string>;
-  external_id: string | null;
-  auth_policy_id: string;
-  permissions: string[];
-  disabled: Generated<boolean>;
-  disabled_at: Date | null;
-  disabled_until: Date | null;
-  env_info: Generated<Json>;
-  trace_id: Generated<string | null>;
-  trace_until: Generated<Date | null>;
-  trace_channels: Generated<string[]>;
-  sdk_info: Generated<Json>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-interface IdentityTypesTable {
-  id: string;
-  name: string;
-  tags: Json;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-/** The identity schema as kysely sees it. */
-export interface IdentityDb {
-  identities: IdentitiesTable;
-  identity_types: IdentityTypesTable;
-  routers: RoutersTable;
-  identity_service_configs: IdentityServiceConfigsTable;
-}
+import type { Identity, IdentityInput, Json, Precedence } from '../domain/identity.js';
+import type { IdentityEvents } from '../events.js';
+import type { IdentitiesTable, IdentityDb, IdentityTypesTable } from './db.js';
 
 type Row = Selectable<IdentitiesTable>;
 export type IdentityTypeRow = Selectable<IdentityTypesTable>;

@@ -1,19 +1,81 @@
 /**
- * gRPC handlers of the identity service: proto → domain → store → proto.
+ * gRPC handlers of identities and identity types, and their proto ↔ domain mapping.
  */
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
 import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedByCondition } from '@edge/roles';
 import type { AsyncHandlers } from '@edge/rpc';
-import type { IdentityServiceHandlers } from '@edge/proto';
+import type { IdentityServiceHandlers, identity as pb } from '@edge/proto';
 import {
-  applyUpdate, traceFor, checkDefaultAdminUpdate, checkDeletable, disabledUntil, validateIdentityInput,
-  DEFAULT_AUTH_POLICY_ID, type IdentityInput,
-} from './domain/identity.js';
-import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from './store.js';
-import type { RouterHandlers } from './router-grpc.js';
-import type { ServiceConfigHandlers } from './service-config-grpc.js';
-import { fieldsToInput, identityToProto, identityTypeToProto } from './map.js';
+  applyUpdate, traceFor, checkDefaultAdminUpdate, checkDeletable, disabledUntil, isDisabled, normalizeTypeId, parseJson, validateIdentityInput,
+  DEFAULT_AUTH_POLICY_ID, type Identity, type IdentityInput, type Json, type Precedence,
+} from '../domain/identity.js';
+import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from '../store/identity.js';
+import type { RouterHandlers } from './router.js';
+import type { ServiceConfigHandlers } from './service-config.js';
+
+/** The domain input of an IdentityFields message. */
+export function fieldsToInput(f: pb.IdentityFields__Output | null | undefined): IdentityInput {
+  const x = f ?? ({} as pb.IdentityFields__Output);
+  return {
+    name: x.name ?? '',
+    typeId: normalizeTypeId(x.typeId ?? ''),
+    isAdmin: x.isAdmin ?? false,
+    roleAttributes: x.roleAttributes ?? [],
+    tags: parseJson('tags', x.tagsJson),
+    appData: parseJson('appData', x.appDataJson),
+    defaultHostingCost: x.defaultHostingCost ?? 0,
+    defaultHostingPrecedence: (x.defaultHostingPrecedence || 'default') as Precedence,
+    serviceHostingCosts: x.serviceHostingCosts ?? {},
+    serviceHostingPrecedences: (x.serviceHostingPrecedences ?? {}) as Record<string, Precedence>,
+    externalId: x.externalId ?? null,
+    authPolicyId: x.authPolicyId || DEFAULT_AUTH_POLICY_ID,
+    permissions: x.permissions ?? [],
+  };
+}
+
+/** The proto message of a stored identity; a lockout past its end shows as enabled. */
+export function identityToProto(i: Identity): pb.Identity {
+  const disabled = isDisabled(i);
+  return {
+    id: i.id,
+    name: i.name,
+    typeId: i.typeId,
+    isAdmin: i.isAdmin,
+    isDefaultAdmin: i.isDefaultAdmin,
+    roleAttributes: i.roleAttributes,
+    tagsJson: JSON.stringify(i.tags),
+    appDataJson: JSON.stringify(i.appData),
+    defaultHostingCost: i.defaultHostingCost,
+    defaultHostingPrecedence: i.defaultHostingPrecedence,
+    serviceHostingCosts: i.serviceHostingCosts,
+    serviceHostingPrecedences: i.serviceHostingPrecedences,
+    externalId: i.externalId ?? undefined,
+    authPolicyId: i.authPolicyId,
+    disabled,
+    disabledAt: disabled ? i.disabledAt?.toISOString() : undefined,
+    disabledUntil: disabled ? i.disabledUntil?.toISOString() : undefined,
+    envInfoJson: JSON.stringify(i.envInfo),
+    sdkInfoJson: JSON.stringify(i.sdkInfo),
+    permissions: i.permissions,
+    createdAt: i.createdAt.toISOString(),
+    updatedAt: i.updatedAt.toISOString(),
+  };
+}
+
+/** An identity type row as the store reads it. */
+export interface IdentityTypeRecord {
+  id: string;
+  name: string;
+  tags: Json;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The proto message of an identity type. */
+export function identityTypeToProto(t: IdentityTypeRecord): pb.IdentityType {
+  return { id: t.id, name: t.name, tagsJson: JSON.stringify(t.tags ?? {}), createdAt: t.created_at.toISOString(), updatedAt: t.updated_at.toISOString() };
+}
 
 /** Builds the handlers over a store (which records the events of its writes). */
 export function createIdentityHandlers(store: IdentityStore): Omit<AsyncHandlers<IdentityServiceHandlers>, keyof RouterHandlers | keyof ServiceConfigHandlers | 'ListConfigReferences' | 'RemoveConfigReferences'> {

@@ -2,43 +2,18 @@
  * Every query on routers, and the row ↔ domain mapping. A tunneler-enabled edge router's
  * identity is written in the same transaction as the router, and so are the events of both.
  */
-import type { ColumnType, Expression, Kysely, Selectable, SqlBool } from 'kysely';
+import type { Expression, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
 import { inChunks, isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
-import type { Json } from './domain/identity.js';
-import { routerIdentityWanted, type Router, type RouterInput, type RouterKind } from './domain/router.js';
+import type { Json } from '../domain/identity.js';
+import { routerIdentityWanted, type Router, type RouterInput, type RouterKind } from '../domain/router.js';
 import { enqueueEvent } from '@edge/outbox';
-import { routerIdentity, routerPayload, Subjects, type IdentityEvents } from './events.js';
-import { toDomain as toIdentity, type IdentityDb } from './store.js';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-export interface RoutersTable {
-  id: string;
-  kind: RouterKind;
-  name: string;
-  role_attributes: string[];
-  tags: Json;
-  app_data: Json;
-  cost: number;
-  no_traversal: boolean;
-  disabled: boolean;
-  is_tunneler_enabled: boolean;
-  is_verified: ColumnType<boolean, boolean | undefined, boolean>;
-  fingerprint: string | null;
-  cert_pem: string | null;
-  unverified_fingerprint: string | null;
-  unverified_cert_pem: string | null;
-  hostname: ColumnType<string, string | undefined, string>;
-  supported_protocols: ColumnType<Json, string | undefined, string>;
-  ctrl_chan_listeners: Json;
-  configs: ColumnType<string[], string[] | undefined, string[]>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
+import { routerIdentity, routerPayload, Subjects, type IdentityEvents } from '../events.js';
+import type { IdentityDb, RoutersTable } from './db.js';
+import { toDomain as toIdentity } from './identity.js';
 
 /** What a filter on `/edge-routers` and `/transit-routers` may read. */
 export const ROUTER_FIELDS: FieldMap = {

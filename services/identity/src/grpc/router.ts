@@ -1,14 +1,43 @@
 /**
- * gRPC handlers for edge and transit routers, and role matching of edge routers.
+ * gRPC handlers for edge and transit routers, and role matching of edge routers; their proto ↔
+ * domain mapping.
  */
 import { newId } from '@edge/ids';
 import type { AsyncHandlers } from '@edge/rpc';
-import type { IdentityServiceHandlers } from '@edge/proto';
+import type { IdentityServiceHandlers, identity as pb } from '@edge/proto';
 import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedByCondition } from '@edge/roles';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
-import { applyRouterUpdate, routerKind, validateRouterInput } from './domain/router.js';
-import { routerFieldsToInput, routerToProto } from './router-map.js';
-import { ROUTER_FIELDS, ROUTER_ROLE_COLUMNS, type RouterStore } from './router-store.js';
+import { parseJson } from '../domain/identity.js';
+import { applyRouterUpdate, routerKind, validateRouterInput, type Router, type RouterInput } from '../domain/router.js';
+import { ROUTER_FIELDS, ROUTER_ROLE_COLUMNS, type RouterStore } from '../store/router.js';
+
+/** The domain input of a RouterFields message. */
+export function routerFieldsToInput(f: pb.RouterFields__Output | null | undefined): RouterInput {
+  const x = f ?? ({} as pb.RouterFields__Output);
+  return {
+    name: x.name ?? '',
+    roleAttributes: x.roleAttributes ?? [],
+    tags: parseJson('tags', x.tagsJson),
+    appData: parseJson('appData', x.appDataJson),
+    cost: x.cost ?? 0,
+    noTraversal: x.noTraversal ?? false,
+    disabled: x.disabled ?? false,
+    isTunnelerEnabled: x.isTunnelerEnabled ?? false,
+    ctrlChanListeners: parseJson('ctrlChanListeners', x.ctrlChanListenersJson),
+    configs: x.configs ?? [],
+  };
+}
+
+/** The Router message of a stored router. */
+export function routerToProto(r: Router): pb.Router {
+  return {
+    id: r.id, kind: r.kind, name: r.name, roleAttributes: r.roleAttributes, tagsJson: JSON.stringify(r.tags), appDataJson: JSON.stringify(r.appData),
+    cost: r.cost, noTraversal: r.noTraversal, disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled, isVerified: r.isVerified,
+    fingerprint: r.fingerprint ?? undefined, certPem: r.certPem ?? undefined, unverifiedFingerprint: r.unverifiedFingerprint ?? undefined,
+    unverifiedCertPem: r.unverifiedCertPem ?? undefined, hostname: r.hostname, supportedProtocolsJson: JSON.stringify(r.supportedProtocols),
+    ctrlChanListenersJson: JSON.stringify(r.ctrlChanListeners), configs: r.configs, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
+  };
+}
 
 type Handlers = AsyncHandlers<IdentityServiceHandlers>;
 

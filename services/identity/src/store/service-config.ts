@@ -3,21 +3,13 @@
  */
 import type { Kysely } from 'kysely';
 import { notFound } from '@edge/errors';
-import type { IdentityDb } from './store.js';
+import type { IdentityDb } from './db.js';
 
 /** One override: the identity's config of a type for a service. */
 export interface ServiceConfig {
   serviceId: string;
   configId: string;
   configTypeId: string;
-}
-
-/** The table as kysely sees it. */
-export interface IdentityServiceConfigsTable {
-  identity_id: string;
-  service_id: string;
-  config_type_id: string;
-  config_id: string;
 }
 
 /** Creates the store over the identity service's schema. */
