@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import { ZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import { detached } from '@edge/rpc';
-import type { SessionDb } from './store.js';
+import type { SessionDb } from './store/controller.js';
 
 /** A service's check: what dangles, and whether it was removed. */
 export type IntegrityCheck = (fix: boolean) => Promise<Array<{ description: string; fixed: boolean }>>;

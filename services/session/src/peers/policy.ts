@@ -5,8 +5,8 @@
  */
 import type { AuthServiceClient, IdentityServiceClient, PolicyServiceClient, common, policy as policyPb } from '@edge/proto';
 import { ALL_PAGES_LIMIT, allPages, currentContext, everythingFrom, orMissing, type CallerPrincipal, type RpcClient } from '@edge/rpc';
-import type { GrantingPolicy, PostureCheckDef } from './domain/posture.js';
-import { checksOf, grantingPolicies } from './posture-definition.js';
+import type { GrantingPolicy, PostureCheckDef } from '../domain/posture.js';
+import { checksOf, grantingPolicies } from '../posture-definition.js';
 
 /** An identity as sessions see it. */
 export interface PeerIdentity {

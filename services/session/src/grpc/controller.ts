@@ -4,7 +4,7 @@
 import { fieldError } from '@edge/errors';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { SessionServiceHandlers, session as pb } from '@edge/proto';
-import type { ControllerRow, SessionStore } from './store.js';
+import type { ControllerRow, SessionStore } from '../store/controller.js';
 
 function controllerToProto(r: ControllerRow): pb.Controller {
   return {

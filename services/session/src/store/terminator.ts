@@ -4,8 +4,8 @@
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { entityFields, field, runList, withCondition, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { Precedence, Terminator, TerminatorInput } from './domain/terminator.js';
-import type { SessionDb } from './store.js';
+import type { Precedence, Terminator, TerminatorInput } from '../domain/terminator.js';
+import type { SessionDb } from './controller.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 

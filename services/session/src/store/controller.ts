@@ -1,15 +1,15 @@
 /**
  * Every query of the session service.
  */
-import type { IntegrityRunsTable } from './integrity.js';
-import type { ServiceMarkersTable } from './service-markers.js';
-import type { PostureDataTable } from './posture-store.js';
-import type { TerminatorsTable } from './terminator-store.js';
-import type { ControllerSettingsTable } from './controller-setting-store.js';
+import type { IntegrityRunsTable } from '../integrity.js';
+import type { ServiceMarkersTable } from './service-marker.js';
+import type { PostureDataTable } from './posture.js';
+import type { TerminatorsTable } from './terminator.js';
+import type { ControllerSettingsTable } from './controller-setting.js';
 import type { ColumnType, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { notFound } from '@edge/errors';
-import type { FailedServiceRequestsTable, SessionsTable } from './session-store.js';
+import type { FailedServiceRequestsTable, SessionsTable } from './session.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 

@@ -4,8 +4,8 @@
 import type { ColumnType, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { entityFields, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { ControllerSetting, ControllerSettingChanges, ControllerSettingInput } from './domain/controller-setting.js';
-import type { SessionDb } from './store.js';
+import type { ControllerSetting, ControllerSettingChanges, ControllerSettingInput } from '../domain/controller-setting.js';
+import type { SessionDb } from './controller.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 

@@ -2,8 +2,8 @@
  * Posture data queries: one row per API session, merged as responses arrive.
  */
 import type { Kysely } from 'kysely';
-import type { PostureData } from './domain/posture.js';
-import type { SessionDb } from './store.js';
+import type { PostureData } from '../domain/posture.js';
+import type { SessionDb } from './controller.js';
 
 export interface PostureDataTable {
   api_session_id: string;

@@ -8,10 +8,10 @@
 import { createHash } from 'node:crypto';
 import { sql, type Generated, type Kysely } from 'kysely';
 import type { session as pb } from '@edge/proto';
-import { queryState, type PostureData } from './domain/posture.js';
-import type { SessionPeers } from './peers.js';
-import { postureCheckDef } from './posture-definition.js';
-import type { SessionDb } from './store.js';
+import { queryState, type PostureData } from '../domain/posture.js';
+import type { SessionPeers } from '../peers/policy.js';
+import { postureCheckDef } from '../posture-definition.js';
+import type { SessionDb } from './controller.js';
 
 export interface ServiceMarkersTable {
   identity_id: string;

@@ -4,9 +4,9 @@
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { entityFields, field, runList, withCondition, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { Session, SessionType } from './domain/session.js';
-import type { PolicyFailure } from './domain/posture.js';
-import type { SessionDb } from './store.js';
+import type { Session, SessionType } from '../domain/session.js';
+import type { PolicyFailure } from '../domain/posture.js';
+import type { SessionDb } from './controller.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
