@@ -11,7 +11,7 @@
 import type { Bus, Subscription } from '@edge/bus';
 import { runInBackground } from '@edge/lifecycle';
 import type { Logger } from '@edge/logging';
-import type { RoleSelection } from './peers/policy.js';
+import type { RoleSelection } from './peers/index.js';
 import type { Affected, ReevaluationQueue } from './reevaluation-queue.js';
 import type { JudgeOptions, Reevaluation, Stale } from './reevaluation.js';
 import type { SessionOwner, SessionRecords } from './store/session.js';

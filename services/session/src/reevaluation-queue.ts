@@ -5,7 +5,7 @@
  * pages, and judges each page in one batch. A burst of N changes costs a few passes, not N.
  */
 import type { Logger } from '@edge/logging';
-import type { RoleSelection, SessionPeers } from './peers/policy.js';
+import type { RoleSelection, SessionPeers } from './peers/index.js';
 import type { Reevaluation } from './reevaluation.js';
 import type { SessionFilter, SessionRecords } from './store/session.js';
 

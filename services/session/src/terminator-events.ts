@@ -8,7 +8,7 @@ import type { Bus, Subscription } from '@edge/bus';
 import type { Logger } from '@edge/logging';
 import type { Terminator } from './domain/terminator.js';
 import { CONSUMER_GROUP } from './events.js';
-import type { SessionPeers } from './peers/policy.js';
+import type { SessionPeers } from './peers/index.js';
 import type { TerminatorRecords } from './store/terminator.js';
 
 export const TerminatorSubjects = {

@@ -9,7 +9,7 @@ import { newId } from '@edge/ids';
 import type { Logger } from '@edge/logging';
 import type { ListPlan } from '@edge/zitiql';
 import { FIXED_AT_CREATION, TERMINATOR_KEYS, validateTerminator, type Terminator, type TerminatorInput } from './domain/terminator.js';
-import type { SessionPeers } from './peers/policy.js';
+import type { SessionPeers } from './peers/index.js';
 import type { TerminatorRecords } from './store/terminator.js';
 
 /** A terminator with the names of its service and router ('' and kind '' when gone). */

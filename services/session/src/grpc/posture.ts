@@ -6,7 +6,7 @@ import type { session as pb } from '@edge/proto';
 import { applyPostureResponse, endpointEvents, promptedServices } from '../domain/posture-response.js';
 import { identityPostureData } from '../domain/posture-data.js';
 import { queryState, type PostureData } from '../domain/posture.js';
-import type { SessionPeers } from '../peers/policy.js';
+import type { SessionPeers } from '../peers/index.js';
 import type { PostureStore } from '../store/posture.js';
 import { postureCheckDef } from '../posture-definition.js';
 

@@ -1,45 +1,15 @@
 /**
- * Every query of the session service.
+ * Queries of the controller registry.
  */
-import type { IntegrityRunsTable } from '../integrity.js';
-import type { ServiceMarkersTable } from './service-marker.js';
-import type { PostureDataTable } from './posture.js';
-import type { TerminatorsTable } from './terminator.js';
-import type { ControllerSettingsTable } from './controller-setting.js';
-import type { ColumnType, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { notFound } from '@edge/errors';
-import type { FailedServiceRequestsTable, SessionsTable } from './session.js';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-interface ControllersTable {
-  id: string;
-  name: string;
-  api_address: string;
-  cert_pem: string;
-  is_online: boolean;
-  last_joined_at: Timestamp;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-/** The session schema as kysely sees it. */
-export interface SessionDb {
-  controllers: ControllersTable;
-  integrity_runs: IntegrityRunsTable;
-  sessions: SessionsTable;
-  failed_service_requests: FailedServiceRequestsTable;
-  service_markers: ServiceMarkersTable;
-  posture_data: PostureDataTable;
-  terminators: TerminatorsTable;
-  controller_settings: ControllerSettingsTable;
-}
+import type { ControllersTable, SessionDb } from './db.js';
 
 export type ControllerRow = Selectable<ControllersTable>;
 
-/** Creates the store over the service's own schema. */
-export function createSessionStore(db: Kysely<SessionDb>) {
+/** Creates the controller registry store over the session schema. */
+export function createControllerStore(db: Kysely<SessionDb>) {
   return {
     /** Registers a controller instance, or marks a known one online again. */
     async upsertController(c: { id: string; name: string; apiAddress: string; certPem: string }): Promise<ControllerRow> {
@@ -64,4 +34,4 @@ export function createSessionStore(db: Kysely<SessionDb>) {
   };
 }
 
-export type SessionStore = ReturnType<typeof createSessionStore>;
+export type ControllerStore = ReturnType<typeof createControllerStore>;

@@ -3,14 +3,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { PostureData } from '../domain/posture.js';
-import type { SessionDb } from './controller.js';
-
-export interface PostureDataTable {
-  api_session_id: string;
-  identity_id: string;
-  data: unknown;
-  updated_at: Date;
-}
+import type { SessionDb } from './db.js';
 
 /** Creates the posture data store over the session schema. */
 export function createPostureStore(db: Kysely<SessionDb>) {

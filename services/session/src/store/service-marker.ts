@@ -1,23 +1,9 @@
 /**
- * The service-update marker (`GET /current-api-session/service-updates`): the time an
- * identity's service list last changed. The caller's current list is summarised as a digest
- * (services, permissions, posture queries and configs, from the policy service, and whether each
- * posture query passes for the API session, evaluated here); the marker moves only when the
- * digest differs from the one last seen, so it moves on every relevant change and on nothing else.
+ * The service-update marker of each identity: the digest of its service list last seen, and when
+ * it last changed.
  */
-import { createHash } from 'node:crypto';
-import { sql, type Generated, type Kysely } from 'kysely';
-import type { session as pb } from '@edge/proto';
-import { queryState, type PostureData } from '../domain/posture.js';
-import type { SessionPeers } from '../peers/policy.js';
-import { postureCheckDef } from '../posture-definition.js';
-import type { SessionDb } from './controller.js';
-
-export interface ServiceMarkersTable {
-  identity_id: string;
-  digest: string;
-  changed_at: Generated<Date>;
-}
+import { sql, type Kysely } from 'kysely';
+import type { SessionDb } from './db.js';
 
 /** Creates the marker operations over the session schema. */
 export function createServiceMarkers(db: Kysely<SessionDb>) {
@@ -40,20 +26,4 @@ export function createServiceMarkers(db: Kysely<SessionDb>) {
   };
 }
 
-export interface ServiceUpdateDeps {
-  markers: ReturnType<typeof createServiceMarkers>;
-  peers: Pick<SessionPeers, 'serviceListDigest'>;
-  postureData(apiSessionId: string): Promise<PostureData>;
-}
-
-/** Observes the caller's service list now: one call to the policy service, posture evaluated here. */
-export function createServiceUpdates({ markers, peers, postureData }: ServiceUpdateDeps) {
-  return async (req: pb.ObserveServiceListRequest__Output): Promise<Date> => {
-    const list = await peers.serviceListDigest(req);
-    // Whether each posture query passes is part of the list (SDKs refresh on it); the seconds
-    // left of a timeout are not, they change every second.
-    const data = list.postureChecks.length ? await postureData(req.apiSessionId) : {};
-    const passing = list.postureChecks.map((c) => [c.id, queryState(postureCheckDef(c), data).isPassing]);
-    return markers.observe(req.identityId, createHash('sha256').update(JSON.stringify([list.digest, passing])).digest('hex'));
-  };
-}
+export type ServiceMarkers = ReturnType<typeof createServiceMarkers>;
