@@ -8,7 +8,7 @@
 import type { IdentityServiceClient } from '@edge/proto';
 import type { RpcClient } from '@edge/rpc';
 import type { IntegrityCheck } from './integrity.js';
-import type { SessionPeers } from './peers.js';
+import type { SessionPeers } from './peers/index.js';
 
 /** The check over the identity client and the policy service's existence look-ups. */
 export function createConfigReferenceCheck(

@@ -10,7 +10,7 @@ import {
   assertCreatable, assertDeletable, changesOf, effectiveOf, GLOBAL_ID,
   type ControllerSetting, type ControllerSettingEffective, type ControllerSettingInput,
 } from './domain/controller-setting.js';
-import type { ControllerSettingRecords } from './controller-setting-store.js';
+import type { ControllerSettingRecords } from './store/controller-setting.js';
 
 const ENTITY = 'controller setting';
 

@@ -11,10 +11,10 @@
 import type { Bus, Subscription } from '@edge/bus';
 import { runInBackground } from '@edge/lifecycle';
 import type { Logger } from '@edge/logging';
-import type { RoleSelection } from './peers.js';
+import type { RoleSelection } from './peers/index.js';
 import type { Affected, ReevaluationQueue } from './reevaluation-queue.js';
 import type { JudgeOptions, Reevaluation, Stale } from './reevaluation.js';
-import type { SessionOwner, SessionRecords } from './session-store.js';
+import type { SessionOwner, SessionRecords } from './store/session.js';
 
 /** Consumer group of this service: one replica handles each message. */
 export const CONSUMER_GROUP = 'session';

@@ -7,7 +7,7 @@
  */
 import type { Logger } from '@edge/logging';
 import type { Reevaluation } from './reevaluation.js';
-import type { SessionRecords } from './session-store.js';
+import type { SessionRecords } from './store/session.js';
 
 export interface PostureEnforcementDeps {
   records: Pick<SessionRecords, 'ofApiSession' | 'deleteOf'>;

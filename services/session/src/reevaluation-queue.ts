@@ -5,9 +5,9 @@
  * pages, and judges each page in one batch. A burst of N changes costs a few passes, not N.
  */
 import type { Logger } from '@edge/logging';
-import type { RoleSelection, SessionPeers } from './peers.js';
+import type { RoleSelection, SessionPeers } from './peers/index.js';
 import type { Reevaluation } from './reevaluation.js';
-import type { SessionFilter, SessionRecords } from './session-store.js';
+import type { SessionFilter, SessionRecords } from './store/session.js';
 
 /** Entities by id, or as a role list selects them. */
 export type EntitySet = { ids: string[] } | { selection: RoleSelection };

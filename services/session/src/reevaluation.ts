@@ -8,7 +8,7 @@
 import { groupBy } from './domain/group-by.js';
 import { evaluatePosture, type PostureData } from './domain/posture.js';
 import type { Session } from './domain/session.js';
-import { grantKey, type Grant, type PeerApiSession, type SessionPeers } from './peers.js';
+import { grantKey, type Grant, type PeerApiSession, type SessionPeers } from './peers/index.js';
 
 /** A session that should no longer exist, and why. */
 export interface Stale {

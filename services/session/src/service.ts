@@ -8,29 +8,21 @@ import { fileURLToPath } from 'node:url';
 import { createGrpcService, createServiceEvents, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type SessionServiceHandlers } from '@edge/proto';
 import { peerClients } from '@edge/rpc';
-import { createSessionStore, type SessionDb } from './store.js';
-import { createSessionHandlers } from './grpc.js';
-import { createSessionRecords } from './session-store.js';
-import { createSessionPeers } from './peers.js';
+import { createSessionStores, type SessionDb } from './store/index.js';
+import { createSessionHandlers } from './grpc/index.js';
+import { createSessionPeers } from './peers/index.js';
 import { createConfigReferenceCheck } from './config-references.js';
 import { createSessions } from './sessions.js';
-import { createSessionRpcHandlers } from './session-grpc.js';
 import { createSessionReconcile, scheduleSweep, staleSessions, startSessionConsumers, sweepSessions } from './events.js';
 import { createReevaluation } from './reevaluation.js';
 import { createReevaluationQueue } from './reevaluation-queue.js';
-import { createTerminatorRecords } from './terminator-store.js';
 import { createTerminators } from './terminators.js';
-import { createTerminatorRpcHandlers } from './terminator-grpc.js';
 import { createTerminatorReconcile, staleTerminators, startTerminatorConsumers } from './terminator-events.js';
 import { createIntegrityRuns } from './integrity.js';
 import { createSnapshot } from './snapshot.js';
-import { createServiceMarkers, createServiceUpdates } from './service-markers.js';
-import { createPostureStore } from './posture-store.js';
-import { createPostureRpcHandlers } from './posture-grpc.js';
+import { createServiceUpdates } from './service-updates.js';
 import { createPostureEnforcement } from './posture-enforcement.js';
-import { createControllerSettingRecords } from './controller-setting-store.js';
 import { createControllerSettings } from './controller-settings.js';
-import { createControllerSettingRpcHandlers } from './controller-setting-grpc.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -46,8 +38,8 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
     defer(() => checkers.close());
     defer(() => clients.close());
     const peers = createSessionPeers(clients);
-    const records = createSessionRecords(db);
-    const posture = createPostureStore(db);
+    const stores = createSessionStores(db);
+    const { sessions: records, posture, terminators: terminatorRecords } = stores;
     // What the endpoint reported, plus MFA completed on the API session (as OpenZiti's MFA check).
     const postureData = async (apiSessionId: string) => {
       const [data, passedAt] = await Promise.all([posture.get(apiSessionId), peers.mfaPassedAt(apiSessionId)]);
@@ -57,7 +49,6 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
     const reevaluation = createReevaluation({ peers, reported: (ids) => posture.getMany(ids) });
     const enforcement = createPostureEnforcement({ records, reevaluation, log });
 
-    const terminatorRecords = createTerminatorRecords(db);
     const terminators = createTerminators({ records: terminatorRecords, peers, log });
 
     const plumbing = createServiceEvents(ctx, db, 'session');
@@ -104,35 +95,18 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
       await configReferences(true);
       return undefined;
     });
-    const integrity = createIntegrityRuns(db, [
+    const integrity = createIntegrityRuns(stores.integrity, [
       ...[checkers.auth, checkers.pki, checkers.policy].map((c) => async (fix: boolean) => (await c.checkIntegrity({ fix })).issues),
       configReferences,
       ownCheck,
     ], log);
 
-    const settings = createControllerSettings({ records: createControllerSettingRecords(db), log });
-    const observeServiceList = createServiceUpdates({ markers: createServiceMarkers(db), peers, postureData });
-    server.add<SessionServiceHandlers>(contracts.session(), {
-      ...createSessionHandlers(createSessionStore(db)),
-      ...createSessionRpcHandlers(sessions, records),
-      ...createTerminatorRpcHandlers(terminators),
-      ...createControllerSettingRpcHandlers(settings),
-      ...createPostureRpcHandlers({ posture, peers, postureData, enforce: (id) => enforcement.enforce(id) }),
-      async ObserveServiceList(req) {
-        return { lastChangeAt: (await observeServiceList(req)).toISOString() };
-      },
-      async CreateSnapshot() {
-        return { path: await createSnapshot(config) };
-      },
-      async StartIntegrityCheck(req) {
-        await integrity.start(req.fix);
-        return {};
-      },
-      async GetIntegrityResults() {
-        const s = await integrity.state();
-        const time = (d: Date | null) => (d ?? new Date(0)).toISOString();
-        return { ...s, startTime: time(s.startTime), endTime: time(s.endTime) };
-      },
-    });
+    const settings = createControllerSettings({ records: stores.controllerSettings, log });
+    const observeServiceList = createServiceUpdates({ markers: stores.serviceMarkers, peers, postureData });
+    server.add<SessionServiceHandlers>(contracts.session(), createSessionHandlers({
+      stores, sessions, terminators, settings, observeServiceList,
+      posture: { posture, peers, postureData, enforce: (id) => enforcement.enforce(id) },
+      database: { integrity, createSnapshot: () => createSnapshot(config) },
+    }));
   });
 }

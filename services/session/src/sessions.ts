@@ -14,8 +14,8 @@ import type { Logger } from '@edge/logging';
 import { evaluatePosture, type PostureData } from './domain/posture.js';
 import { failureValues } from './domain/posture-failure.js';
 import { assertPermitted, parseTags, sessionType, type Session } from './domain/session.js';
-import type { EdgeRouterView, PeerIdentity, ServiceAccess, SessionPeers } from './peers.js';
-import type { SessionRecords } from './session-store.js';
+import type { EdgeRouterView, PeerIdentity, ServiceAccess, SessionPeers } from './peers/index.js';
+import type { SessionRecords } from './store/session.js';
 
 /** A session with the edge routers it may use now. */
 export interface SessionView {

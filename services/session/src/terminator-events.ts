@@ -8,8 +8,8 @@ import type { Bus, Subscription } from '@edge/bus';
 import type { Logger } from '@edge/logging';
 import type { Terminator } from './domain/terminator.js';
 import { CONSUMER_GROUP } from './events.js';
-import type { SessionPeers } from './peers.js';
-import type { TerminatorRecords } from './terminator-store.js';
+import type { SessionPeers } from './peers/index.js';
+import type { TerminatorRecords } from './store/terminator.js';
 
 export const TerminatorSubjects = {
   routerDeleted: ['edge.identity.edge-router.deleted', 'edge.identity.transit-router.deleted'],

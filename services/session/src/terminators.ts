@@ -9,8 +9,8 @@ import { newId } from '@edge/ids';
 import type { Logger } from '@edge/logging';
 import type { ListPlan } from '@edge/zitiql';
 import { FIXED_AT_CREATION, TERMINATOR_KEYS, validateTerminator, type Terminator, type TerminatorInput } from './domain/terminator.js';
-import type { SessionPeers } from './peers.js';
-import type { TerminatorRecords } from './terminator-store.js';
+import type { SessionPeers } from './peers/index.js';
+import type { TerminatorRecords } from './store/terminator.js';
 
 /** A terminator with the names of its service and router ('' and kind '' when gone). */
 export interface TerminatorView {

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { session as pb } from '@edge/proto';
 import { runWithContext, type CallerPrincipal } from '@edge/rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSessionRecords } from '../src/session-store.js';
+import { createSessionRecords } from '../src/store/session.js';
 import { createHarness, type Harness, type StandInCall } from './harness.js';
 
 /** What one request answered, and the calls the stand-ins saw for it. */

@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceMarkers } from '../src/service-markers.js';
+import { createServiceMarkers } from '../src/store/service-marker.js';
 import { createHarness, type Harness } from './harness.js';
 
 describe('service-update markers', () => {

@@ -3,10 +3,10 @@
  */
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { session as pb } from '@edge/proto';
-import type { ControllerSetting, ControllerSettingInput, OidcSettings } from './domain/controller-setting.js';
-import { parseTags } from './domain/session.js';
-import { CONTROLLER_SETTING_FIELDS } from './controller-setting-store.js';
-import type { ControllerSettings } from './controller-settings.js';
+import type { ControllerSetting, ControllerSettingInput, OidcSettings } from '../domain/controller-setting.js';
+import { parseTags } from '../domain/session.js';
+import { CONTROLLER_SETTING_FIELDS } from '../store/controller-setting.js';
+import type { ControllerSettings } from '../controller-settings.js';
 
 const list = (v: string[] | null): pb.StringList | null => (v === null ? null : { values: v });
 const oidcToProto = (o: OidcSettings): pb.OidcSettings => ({ redirectUris: list(o.redirectUris), postLogoutUris: list(o.postLogoutUris) });

@@ -3,12 +3,12 @@
  * an API session, and an identity's posture data.
  */
 import type { session as pb } from '@edge/proto';
-import { applyPostureResponse, endpointEvents, promptedServices } from './domain/posture-response.js';
-import { identityPostureData } from './domain/posture-data.js';
-import { queryState, type PostureData } from './domain/posture.js';
-import type { SessionPeers } from './peers.js';
-import type { PostureStore } from './posture-store.js';
-import { postureCheckDef } from './posture-definition.js';
+import { applyPostureResponse, endpointEvents, promptedServices } from '../domain/posture-response.js';
+import { identityPostureData } from '../domain/posture-data.js';
+import { queryState, type PostureData } from '../domain/posture.js';
+import type { SessionPeers } from '../peers/index.js';
+import type { PostureStore } from '../store/posture.js';
+import { postureCheckDef } from '../posture-definition.js';
 
 export interface PostureDeps {
   posture: PostureStore;

@@ -4,7 +4,7 @@
 import { fieldError } from '@edge/errors';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { SessionServiceHandlers, session as pb } from '@edge/proto';
-import type { ControllerRow, SessionStore } from './store.js';
+import type { ControllerRow, ControllerStore } from '../store/controller.js';
 
 function controllerToProto(r: ControllerRow): pb.Controller {
   return {
@@ -20,7 +20,7 @@ function controllerToProto(r: ControllerRow): pb.Controller {
 }
 
 /** Builds the controller registry handlers over the store. */
-export function createSessionHandlers(store: SessionStore): Pick<AsyncHandlers<SessionServiceHandlers>, 'RegisterController' | 'UnregisterController' | 'ListControllers'> {
+export function createControllerRpcHandlers(store: ControllerStore): Pick<AsyncHandlers<SessionServiceHandlers>, 'RegisterController' | 'UnregisterController' | 'ListControllers'> {
   return {
     async RegisterController(req) {
       if (!req.id) throw fieldError('id', 'is required', req.id);

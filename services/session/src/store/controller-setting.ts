@@ -1,22 +1,11 @@
 /**
  * Every query on controller settings.
  */
-import type { ColumnType, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { entityFields, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { ControllerSetting, ControllerSettingChanges, ControllerSettingInput } from './domain/controller-setting.js';
-import type { SessionDb } from './store.js';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-export interface ControllerSettingsTable {
-  id: string;
-  oidc_redirect_uris: string[] | null;
-  oidc_post_logout_uris: string[] | null;
-  tags: ColumnType<Record<string, unknown>, string, string>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
+import type { ControllerSetting, ControllerSettingChanges, ControllerSettingInput } from '../domain/controller-setting.js';
+import type { ControllerSettingsTable, SessionDb } from './db.js';
 
 /** What a filter on `/controller-settings` may read. */
 export const CONTROLLER_SETTING_FIELDS: FieldMap = entityFields();

@@ -3,10 +3,10 @@
  */
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { session as pb } from '@edge/proto';
-import { parsePrecedence, type TerminatorInput } from './domain/terminator.js';
-import { parseTags } from './domain/session.js';
-import { TERMINATOR_FIELDS } from './terminator-store.js';
-import type { Terminators, TerminatorView } from './terminators.js';
+import { parsePrecedence, type TerminatorInput } from '../domain/terminator.js';
+import { parseTags } from '../domain/session.js';
+import { TERMINATOR_FIELDS } from '../store/terminator.js';
+import type { Terminators, TerminatorView } from '../terminators.js';
 
 function toProto({ terminator: t, serviceName, routerName, routerKind }: TerminatorView): pb.Terminator {
   return {

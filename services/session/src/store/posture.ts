@@ -2,15 +2,8 @@
  * Posture data queries: one row per API session, merged as responses arrive.
  */
 import type { Kysely } from 'kysely';
-import type { PostureData } from './domain/posture.js';
-import type { SessionDb } from './store.js';
-
-export interface PostureDataTable {
-  api_session_id: string;
-  identity_id: string;
-  data: unknown;
-  updated_at: Date;
-}
+import type { PostureData } from '../domain/posture.js';
+import type { SessionDb } from './db.js';
 
 /** Creates the posture data store over the session schema. */
 export function createPostureStore(db: Kysely<SessionDb>) {

@@ -1,39 +1,12 @@
 /**
  * Every query on sessions and failed service requests.
  */
-import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { entityFields, field, runList, withCondition, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { Session, SessionType } from './domain/session.js';
-import type { PolicyFailure } from './domain/posture.js';
-import type { SessionDb } from './store.js';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-export interface SessionsTable {
-  id: string;
-  token: string;
-  api_session_id: string;
-  identity_id: string;
-  service_id: string;
-  service_name: string;
-  type: string;
-  service_policy_ids: string[];
-  tags: ColumnType<Record<string, unknown>, string, string>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-export interface FailedServiceRequestsTable {
-  id: Generated<string>;
-  identity_id: string;
-  api_session_id: string;
-  service_id: string;
-  service_name: string;
-  session_type: string;
-  policy_failures: ColumnType<PolicyFailure[], string, string>;
-  failed_at: Timestamp;
-}
+import type { Session, SessionType } from '../domain/session.js';
+import type { PolicyFailure } from '../domain/posture.js';
+import type { SessionDb, SessionsTable } from './db.js';
 
 /** What a filter on `/sessions` may read. */
 export const SESSION_FIELDS: FieldMap = {

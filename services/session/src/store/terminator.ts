@@ -1,30 +1,11 @@
 /**
  * Every query on terminators.
  */
-import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { entityFields, field, runList, withCondition, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { Precedence, Terminator, TerminatorInput } from './domain/terminator.js';
-import type { SessionDb } from './store.js';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-export interface TerminatorsTable {
-  id: string;
-  service_id: string;
-  router_id: string;
-  binding: string;
-  address: string;
-  identity: string;
-  identity_secret: string | null;
-  cost: number;
-  precedence: string;
-  saved_precedence: Generated<string | null>;
-  host_id: Generated<string>;
-  tags: ColumnType<Record<string, unknown>, string, string>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
+import type { Precedence, Terminator, TerminatorInput } from '../domain/terminator.js';
+import type { SessionDb, TerminatorsTable } from './db.js';
 
 /** What a filter on `/terminators` may read (OpenZiti's terminator symbols that live here). */
 export const TERMINATOR_FIELDS: FieldMap = {

@@ -3,8 +3,8 @@
  */
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { session as pb } from '@edge/proto';
-import type { Sessions, SessionView } from './sessions.js';
-import { SESSION_FIELDS, type SessionRecords } from './session-store.js';
+import type { Sessions, SessionView } from '../sessions.js';
+import { SESSION_FIELDS, type SessionRecords } from '../store/session.js';
 
 function toProto({ session: s, edgeRouters }: SessionView): pb.Session {
   return {

@@ -1,0 +1,141 @@
+/**
+ * What sessions need from the policy service: service grants, posture checks, the services a
+ * role list selects, and the edge routers a service may use. ARCHITECTURE.md rule 1: asked over
+ * gRPC, never read from its schema.
+ */
+import type { PolicyServiceClient, common, policy as policyPb } from '@edge/proto';
+import { allPages, orMissing, type RpcClient } from '@edge/rpc';
+import type { GrantingPolicy, PostureCheckDef } from '../domain/posture.js';
+import { checksOf, grantingPolicies } from '../posture-definition.js';
+import { everything, idIn, PAGE, type RoleSelection } from './common.js';
+import type { PeerIdentity } from './identity.js';
+
+/** A service as granted to one identity. */
+export interface GrantedService {
+  id: string;
+  name: string;
+  permissions: string[];
+  policies: GrantingPolicy[];
+}
+
+/** An identity's grant of a service, with the posture checks of the granting policies by id. */
+export interface Grant {
+  permissions: string[];
+  policies: GrantingPolicy[];
+  checks: Map<string, PostureCheckDef>;
+}
+
+/** What an identity may do with a service: the grant, the posture checks of its policies, edge routers. */
+export interface ServiceAccess extends GrantedService {
+  checks: Map<string, PostureCheckDef>;
+  edgeRouters: EdgeRouterView[];
+}
+
+/** An edge router a session may use. */
+export interface EdgeRouterView {
+  id: string;
+  name: string;
+  hostname: string;
+  cost: number;
+  isOnline: boolean;
+  noTraversal: boolean;
+  disabled: boolean;
+  supportedProtocolsJson: string;
+  appDataJson: string;
+}
+
+/** The ids among `ids` a list names when asked for them by id, in one call per 500. */
+async function existingAmong(ids: readonly string[], list: (q: common.ListQuery) => Promise<Array<{ id: string }>>): Promise<Set<string>> {
+  const out = new Set<string>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += PAGE) {
+    const chunk = unique.slice(i, i + PAGE);
+    for (const x of await list({ ...everything(0), limit: chunk.length, filter: idIn(chunk) })) out.add(x.id);
+  }
+  return out;
+}
+
+/** The key of an (identity, service) pair in what `grants` answers. */
+export const grantKey = (identityId: string, serviceId: string) => `${identityId}\0${serviceId}`;
+
+/** The policy service's answers, over its client. */
+export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>) {
+  return {
+    /**
+     * Which of the services asked about each identity may use, keyed by {@link grantKey}, with
+     * the posture checks of the granting policies: one call for many identities (the policy
+     * service evaluates them together).
+     */
+    async grants(queries: ReadonlyArray<{ who: PeerIdentity; serviceIds: string[] }>): Promise<Map<string, Grant>> {
+      const out = new Map<string, Grant>();
+      for (let i = 0; i < queries.length; i += PAGE) {
+        const { grants } = await policy.getServiceGrants({
+          queries: queries.slice(i, i + PAGE).map((q) => ({ identityId: q.who.id, roleAttributes: q.who.roleAttributes, serviceIds: q.serviceIds })),
+        });
+        for (const g of grants) {
+          out.set(grantKey(g.identityId, g.serviceId), { permissions: g.permissions, policies: grantingPolicies(g.postureQueries), checks: checksOf(g.postureQueries) });
+        }
+      }
+      return out;
+    },
+
+    /** The ids of the services a role list selects (the policy service matches them). */
+    async matchServices(s: RoleSelection): Promise<string[]> {
+      return (await policy.matchServices({ roles: s.roles, semantic: s.semantic })).ids;
+    },
+
+    /**
+     * What the identity may do with the service, in one call to the policy service (which matches
+     * the edge routers in its read model of them); undefined when the service does not exist, or
+     * with `grantedOnly` when no policy grants it.
+     */
+    async access(who: PeerIdentity, serviceId: string, opts: { grantedOnly?: boolean; edgeRouters?: boolean } = {}): Promise<ServiceAccess | undefined> {
+      const a = await orMissing(policy.getServiceAccess({
+        identityId: who.id, roleAttributes: who.roleAttributes, serviceId, grantedOnly: opts.grantedOnly ?? false, edgeRouters: opts.edgeRouters ?? false, edgeRouterCounts: false,
+      }));
+      if (!a) return undefined;
+      return {
+        id: a.serviceId, name: a.serviceName, permissions: a.permissions, policies: grantingPolicies(a.policies), checks: checksOf(a.policies),
+        edgeRouters: a.edgeRouters.map((r) => ({
+          id: r.id, name: r.name, hostname: r.hostname, cost: r.cost, isOnline: false, noTraversal: r.noTraversal,
+          disabled: r.disabled, supportedProtocolsJson: r.supportedProtocolsJson, appDataJson: r.appDataJson,
+        })),
+      };
+    },
+
+    /** Every service the identity may use with the ids of its posture checks, and those checks. */
+    async grantedServices(who: PeerIdentity): Promise<{ services: Array<{ id: string; name: string; checkIds: string[] }>; checks: Map<string, PostureCheckDef> }> {
+      const services = await allPages(async (query) => {
+        const p = await policy.listServicesForIdentity({ identityId: who.id, roleAttributes: who.roleAttributes, configTypes: [], query, policyType: '' });
+        return { items: p.services, meta: p.meta };
+      });
+      return {
+        services: services.map((s) => ({ id: s.id, name: s.name, checkIds: [...new Set(s.postureQueries.flatMap((g) => g.checks.map((c) => c.id)))] })),
+        checks: new Map(services.flatMap((s) => [...checksOf(s.postureQueries)])),
+      };
+    },
+
+    /** The digest of the identity's whole service list and the posture checks it names. */
+    async serviceListDigest(who: { identityId: string; roleAttributes: string[]; configTypes: string[] }): Promise<policyPb.ServiceListDigest__Output> {
+      return policy.getServiceListDigest({ identityId: who.identityId, roleAttributes: who.roleAttributes, configTypes: who.configTypes });
+    },
+
+    /** A service by id (name only); undefined when it does not exist. */
+    async service(id: string): Promise<{ id: string; name: string } | undefined> {
+      const s = await orMissing(policy.getService({ id, configTypes: [] }));
+      return s && { id: s.id, name: s.name };
+    },
+
+    /** The services among `ids` that exist, in one call per 500. */
+    async existingServices(ids: readonly string[]): Promise<Set<string>> {
+      return existingAmong(ids, async (query) => (await policy.listServices({ query, configTypes: [] })).services);
+    },
+
+    /** The configs among `ids` that exist, in one call per 500. */
+    async existingConfigs(ids: readonly string[]): Promise<Set<string>> {
+      return existingAmong(ids, async (query) => (await policy.listConfigs({ query })).configs);
+    },
+  };
+}
+
+export type PolicyPeer = ReturnType<typeof createPolicyPeer>;
