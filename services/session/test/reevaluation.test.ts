@@ -15,16 +15,19 @@ describe('session re-evaluation', () => {
   });
   afterAll(async () => h?.close());
 
-  /** `n` identities with attribute `team`, each with a Dial session for `service` (attribute `svc`). */
+  /**
+   * `n` identities with attribute `team`, each with a Dial session for `service` (attribute `svc`).
+   * The policy comes first, so a sweep running meanwhile finds every session granted.
+   */
   async function team(team: string, n: number, service: string, svc: string) {
     h.world.services.set(service, { roleAttributes: [svc] });
+    h.world.policies.push({ id: `${team}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`#${team}`], serviceRoles: [`#${svc}`] });
     const sessions = new Map<string, string>();
     for (let i = 0; i < n; i++) {
       const id = `${team}-${i}`;
       h.world.identities.set(id, { roleAttributes: [team] });
       sessions.set(id, await h.addSession(id, service));
     }
-    h.world.policies.push({ id: `${team}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`#${team}`], serviceRoles: [`#${svc}`] });
     return sessions;
   }
   const forget = async () => {
