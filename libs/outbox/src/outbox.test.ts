@@ -194,6 +194,29 @@ describe.each(backends)('outbox on %s', (_name, open) => {
       await second.stop();
     }
   });
+
+  it('leaves the next run of a reconciliation whose step failed to whichever replica tries first', async () => {
+    let failures = 1;
+    const steps: Array<string | undefined> = [];
+    const step = async (cursor: string | undefined) => {
+      steps.push(cursor);
+      if (failures-- > 0) throw new Error('a peer is not up yet');
+      return undefined;
+    };
+    const opts = { db: s.db, name: `r${randomBytes(3).toString('hex')}`, step, intervalMs: 3_600_000, log };
+    const first = scheduleReconcile(opts);
+    const second = scheduleReconcile(opts);
+    try {
+      await expect(first.runNow()).rejects.toThrow('a peer is not up yet');
+      expect(await second.runNow()).toBe(true);
+      expect(steps).toEqual([undefined, undefined]);
+      // A run that went through holds the interval.
+      expect(await first.runNow()).toBe(false);
+    } finally {
+      await first.stop();
+      await second.stop();
+    }
+  });
 });
 
 describe('outbox while NATS is down', () => {

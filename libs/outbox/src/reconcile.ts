@@ -57,10 +57,15 @@ export function scheduleReconcile(opts: ReconcileOptions): Reconciliation {
     return row ? { cursor: row.cursor ?? undefined } : null;
   }
 
-  /** Keeps the cursor and leaves the next run to whichever replica comes after the interval. */
-  async function release(cursor: string | undefined): Promise<void> {
+  /**
+   * Keeps the cursor and leaves the next run to whichever replica comes after the interval; after
+   * a failed step, to whichever tries first (a start-up fill retried while a peer comes up must
+   * not wait a whole interval).
+   */
+  async function release(cursor: string | undefined, failed: boolean): Promise<void> {
+    const until = failed ? sql<Date>`now()` : sql<Date>`now() + ${opts.intervalMs} * interval '1 millisecond'`;
     await db.updateTable('reconciliations')
-      .set({ cursor: cursor ?? null, claimed_until: sql<Date>`now() + ${opts.intervalMs} * interval '1 millisecond'` as never })
+      .set({ cursor: cursor ?? null, claimed_until: until as never })
       .where('name', '=', opts.name).execute();
   }
 
@@ -69,11 +74,13 @@ export function scheduleReconcile(opts: ReconcileOptions): Reconciliation {
     if (!claimed) return false;
     let cursor = claimed.cursor;
     const until = Date.now() + budgetMs;
+    let failed = true;
     try {
       do cursor = await opts.step(cursor);
       while (cursor !== undefined && Date.now() < until && !stopped);
+      failed = false;
     } finally {
-      await release(cursor);
+      await release(cursor, failed);
     }
     return true;
   }
