@@ -16,7 +16,7 @@ import { decryptKey, encryptKey, KeyDecryptionError } from '@edge/key-encryption
 import { importPrivateKeyPem } from './domain/keys.js';
 import { createServiceCa } from './domain/service-ca.js';
 import type { SubjectAltNames } from './domain/server-hosts.js';
-import type { PkiStore, StoredCertificate } from './store.js';
+import type { PkiStore, StoredCertificate } from './store/controller-certificate.js';
 
 /** The controller chain as the service's handlers see it. */
 export interface ControllerPki {

@@ -9,9 +9,9 @@ import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { Outbox } from '@edge/outbox';
 import type { Kysely } from 'kysely';
-import type { EnrollmentStore } from './enrollment-store.js';
-import type { EnrollmentPeers } from './peers.js';
-import type { PkiDb } from './store.js';
+import type { EnrollmentStore } from './store/enrollment.js';
+import type { EnrollmentPeers } from './peers/identity.js';
+import type { PkiDb } from './store/controller-certificate.js';
 
 /** Published after a CA was created, updated or verified; payload `{id}` (gateways reload the CAs they trust). */
 export const CA_CHANGED = (what: 'created' | 'updated' | 'verified') => `edge.pki.ca.${what}`;

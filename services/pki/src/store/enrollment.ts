@@ -5,8 +5,8 @@
 import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import { enrollmentExists, type Enrollment, type EnrollmentMethod } from './domain/enrollment.js';
-import type { PkiDb } from './store.js';
+import { enrollmentExists, type Enrollment, type EnrollmentMethod } from '../domain/enrollment.js';
+import type { PkiDb } from './controller-certificate.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 

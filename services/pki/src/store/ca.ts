@@ -5,9 +5,9 @@ import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation } from '@edge/db';
 import { fieldError } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { Ca, CaInput, ExternalIdClaim } from './domain/ca.js';
-import type { PkiEvents } from './events.js';
-import type { PkiDb } from './store.js';
+import type { Ca, CaInput, ExternalIdClaim } from '../domain/ca.js';
+import type { PkiEvents } from '../events.js';
+import type { PkiDb } from './controller-certificate.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string | undefined, string>;

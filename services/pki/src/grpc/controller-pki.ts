@@ -3,7 +3,7 @@
  */
 import type { PkiServiceHandlers } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
-import type { ControllerPki } from './controller-pki.js';
+import type { ControllerPki } from '../controller-pki.js';
 
 /** The certificates of the CAs trusted for client certificates besides the controller's own. */
 export type TrustedCas = () => Promise<string>;

@@ -2,9 +2,9 @@
  * Every query of the pki service, over its own schema.
  */
 import { sql, type Kysely, type Selectable, type Generated, type ColumnType } from 'kysely';
-import type { CertificateKind, IssuedCertificate } from './domain/certificates.js';
-import type { CasTable } from './ca-store.js';
-import type { EnrollmentsTable } from './enrollment-store.js';
+import type { CertificateKind, IssuedCertificate } from '../domain/certificates.js';
+import type { CasTable } from './ca.js';
+import type { EnrollmentsTable } from './enrollment.js';
 
 interface ControllerCertificatesTable {
   kind: CertificateKind;
