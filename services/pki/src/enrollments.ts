@@ -13,7 +13,7 @@ import {
 } from './domain/enrollment.js';
 import { signEnrollmentJwt } from './domain/enrollment-jwt.js';
 import type { EnrollmentStore, StoredEnrollment } from './store/enrollment.js';
-import type { EnrollmentPeers } from './peers/identity.js';
+import type { EnrollmentPeers } from './peers/index.js';
 
 /** What the operations work with. */
 export interface EnrollmentDeps {

@@ -3,7 +3,7 @@
  * service no longer knows. Fixing deletes them, as the identity-deleted event would have.
  */
 import type { EnrollmentStore } from './store/enrollment.js';
-import type { EnrollmentPeers } from './peers/identity.js';
+import type { EnrollmentPeers } from './peers/index.js';
 
 /** Checks (and optionally repairs) the enrollments of missing identities. */
 export function createIntegrityCheck(store: Pick<EnrollmentStore, 'owners' | 'deleteOf'>, peers: Pick<EnrollmentPeers, 'existingIdentities'>) {
