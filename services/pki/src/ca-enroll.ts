@@ -10,7 +10,7 @@ import type { AsyncHandlers } from '@edge/rpc';
 import type { Cas } from './cas.js';
 import { certificateNames, externalIdOf, type Ca } from './domain/ca.js';
 import { certFailedValidation, identityName, issuedForClient, nameWithSuffix, presentedChain } from './domain/ca-enrollment.js';
-import type { EnrollmentPeers } from './peers.js';
+import type { EnrollmentPeers } from './peers/index.js';
 import type { Redeem } from './redeem.js';
 
 /** How many taken names an auto-enrollment tries before giving up. */

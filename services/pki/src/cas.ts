@@ -8,7 +8,7 @@ import { fieldError, notFound } from '@edge/errors';
 import { newId } from '@edge/ids';
 import type { ListPlan } from '@edge/zitiql';
 import type { ControllerPki } from './controller-pki.js';
-import type { CaStore } from './ca-store.js';
+import type { CaStore } from './store/ca.js';
 import {
   applyCaUpdate, caJwtClaims, certificateNames, chainsTo, checkCaCertificate, checkCaInput, checkVerification, externalIdOf, fingerprintOf, newVerificationToken,
   pemCertificates, type Ca, type CaInput,

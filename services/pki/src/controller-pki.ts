@@ -16,7 +16,7 @@ import { decryptKey, encryptKey, KeyDecryptionError } from '@edge/key-encryption
 import { importPrivateKeyPem } from './domain/keys.js';
 import { createServiceCa } from './domain/service-ca.js';
 import type { SubjectAltNames } from './domain/server-hosts.js';
-import type { PkiStore, StoredCertificate } from './store.js';
+import type { ControllerCertificateStore, StoredCertificate } from './store/controller-certificate.js';
 
 /** The controller chain as the service's handlers see it. */
 export interface ControllerPki {
@@ -46,7 +46,7 @@ export interface EnrollmentSigners {
 
 /** Options of {@link createControllerPki}. */
 export interface ControllerPkiOptions {
-  store: PkiStore;
+  store: ControllerCertificateStore;
   kek: Buffer;
   /** Names the server certificate must carry. */
   names: SubjectAltNames;
@@ -63,7 +63,7 @@ export function createControllerPki(opts: ControllerPkiOptions): ControllerPki {
     return { ...rest, keyEncrypted: encryptKey(keyPem, kek, aad(c.kind)) };
   };
 
-  const read = async (s: PkiStore): Promise<{ chain?: ControllerChain; byKind: Map<CertificateKind, StoredCertificate> }> => {
+  const read = async (s: ControllerCertificateStore): Promise<{ chain?: ControllerChain; byKind: Map<CertificateKind, StoredCertificate> }> => {
     const byKind = new Map((await s.listCertificates()).map((c) => [c.kind, c] as const));
     const root = byKind.get('root-ca');
     const inter = byKind.get('intermediate-ca');
@@ -105,7 +105,7 @@ export function createControllerPki(opts: ControllerPkiOptions): ControllerPki {
 
   let serviceCaSigner: Promise<Signer> | undefined;
   const serviceCa = async (): Promise<Signer> => {
-    const find = async (s: PkiStore) => (await s.listCertificates()).find((c) => c.kind === 'service-ca');
+    const find = async (s: ControllerCertificateStore) => (await s.listCertificates()).find((c) => c.kind === 'service-ca');
     const stored = (await find(store)) ?? await store.withLock(opts.lockName, async (tx) => {
       const there = await find(tx);
       if (there) return there;

@@ -12,8 +12,8 @@ import {
   type Enrollment, type EnrollmentRequest, type ValidEnrollmentRequest,
 } from './domain/enrollment.js';
 import { signEnrollmentJwt } from './domain/enrollment-jwt.js';
-import type { EnrollmentStore, StoredEnrollment } from './enrollment-store.js';
-import type { EnrollmentPeers } from './peers.js';
+import type { EnrollmentStore, StoredEnrollment } from './store/enrollment.js';
+import type { EnrollmentPeers } from './peers/index.js';
 
 /** What the operations work with. */
 export interface EnrollmentDeps {

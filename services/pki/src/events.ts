@@ -8,17 +8,16 @@ import type { Bus, Subscription } from '@edge/bus';
 import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { Outbox } from '@edge/outbox';
-import type { Kysely } from 'kysely';
-import type { EnrollmentStore } from './enrollment-store.js';
-import type { EnrollmentPeers } from './peers.js';
-import type { PkiDb } from './store.js';
+import type { EnrollmentPeers } from './peers/index.js';
+import type { PkiDb, PkiKysely } from './store/db.js';
+import type { EnrollmentStore } from './store/enrollment.js';
 
 /** Published after a CA was created, updated or verified; payload `{id}` (gateways reload the CAs they trust). */
 export const CA_CHANGED = (what: 'created' | 'updated' | 'verified') => `edge.pki.ca.${what}`;
 /** Published after a CA was deleted; payload `{id, certPem}` (auth removes what it issued). */
 export const CA_DELETED = 'edge.pki.ca.deleted';
 
-type Trx = Kysely<PkiDb>;
+type Trx = PkiKysely;
 
 /** Records certificate authority changes in the transaction that makes them. */
 export function createPkiEvents(outbox: Outbox<PkiDb>) {

@@ -2,8 +2,8 @@
  * The pki service's part of a data integrity check: enrollments of identities the identity
  * service no longer knows. Fixing deletes them, as the identity-deleted event would have.
  */
-import type { EnrollmentStore } from './enrollment-store.js';
-import type { EnrollmentPeers } from './peers.js';
+import type { EnrollmentStore } from './store/enrollment.js';
+import type { EnrollmentPeers } from './peers/index.js';
 
 /** Checks (and optionally repairs) the enrollments of missing identities. */
 export function createIntegrityCheck(store: Pick<EnrollmentStore, 'owners' | 'deleteOf'>, peers: Pick<EnrollmentPeers, 'existingIdentities'>) {

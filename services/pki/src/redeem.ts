@@ -13,8 +13,8 @@ import { issueIdentityCertificate } from './client-certificates.js';
 import type { ControllerPki } from './controller-pki.js';
 import { certFailedValidation, checkOttCaUsable, issuedForClient, presentedChain } from './domain/ca-enrollment.js';
 import { checkRedeemable, hashEnrollmentToken, invalidToken } from './domain/enrollment.js';
-import type { EnrollmentStore, StoredEnrollment } from './enrollment-store.js';
-import type { EnrollmentPeers } from './peers.js';
+import type { EnrollmentStore, StoredEnrollment } from './store/enrollment.js';
+import type { EnrollmentPeers } from './peers/index.js';
 import { issueRouterCertificates } from './router-certificates.js';
 
 /** A redemption with certificate signing requests, as the enroll endpoints pass it on. */

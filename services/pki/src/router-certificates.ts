@@ -11,7 +11,7 @@ import type { ControllerPki } from './controller-pki.js';
 import { fingerprintOf } from './domain/ca.js';
 import { joinPem } from './domain/ca-certs.js';
 import { issueFromCsr, parseCsr } from './domain/csr.js';
-import type { EnrollmentPeers } from './peers.js';
+import type { EnrollmentPeers } from './peers/index.js';
 import type { EnrollmentCerts } from './redeem.js';
 
 /** The CSRs of a router and the names of the fields they came in. */

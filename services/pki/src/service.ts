@@ -8,25 +8,17 @@ import { createGrpcService, createServiceEvents, type EdgeService, type ServiceC
 import { contracts, type PkiServiceHandlers } from '@edge/proto';
 import { keepRenewed, peerClients } from '@edge/rpc';
 import { resolveKek } from '@edge/key-encryption';
-import { createCaAutoEnrollment, createCaEnrollmentHandlers } from './ca-enroll.js';
-import { createCaHandlers } from './ca-grpc.js';
-import { createClientCertificateHandlers } from './client-certificates.js';
-import { createCaStore } from './ca-store.js';
 import { createCas } from './cas.js';
 import { createControllerPki, type ControllerPki } from './controller-pki.js';
 import { requiredServerNames } from './domain/server-hosts.js';
-import { createEnrollmentHandlers } from './enrollment-grpc.js';
-import { createEnrollmentStore } from './enrollment-store.js';
 import { createEnrollments } from './enrollments.js';
 import { createPkiEvents, scheduleOrphanSweep, startEnrollmentConsumers, sweepOrphans } from './events.js';
-import { createPkiHandlers } from './grpc.js';
+import { createPkiHandlers } from './grpc/index.js';
 import { createIntegrityCheck } from './integrity.js';
-import { createNetworkTrustHandlers } from './network-trust-grpc.js';
-import { createEnrollmentPeers } from './peers.js';
+import { createEnrollmentPeers } from './peers/index.js';
 import { createRedeem } from './redeem.js';
-import { createRouterExtensionHandlers } from './router-certificates.js';
-import { createServiceCertificateHandlers, issueOwnCertificate, JOIN_METHOD } from './service-certificates.js';
-import { createStore, type PkiDb } from './store.js';
+import { issueOwnCertificate, JOIN_METHOD } from './service-certificates.js';
+import { createPkiStores, type PkiDb } from './store/index.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -42,10 +34,10 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
     plumbing.start();
     defer(() => plumbing.stop());
     const { bus } = plumbing;
-    const store = createStore(db);
-    const kek = await resolveKek(config, (salt) => store.ensureScryptSalt(salt), log);
+    const stores = createPkiStores(db, createPkiEvents(plumbing.outbox));
+    const kek = await resolveKek(config, (salt) => stores.keyEncryption.ensureScryptSalt(salt), log);
     const pki: ControllerPki = createControllerPki({
-      store, kek, names: requiredServerNames(config.http), lockName: `edge.pki.bootstrap:${schema}`, log,
+      store: stores.controllerCertificates, kek, names: requiredServerNames(config.http), lockName: `edge.pki.bootstrap:${schema}`, log,
     });
     await pki.ensure();
     // Internal mutual TLS: this service issues its own certificate, then others' (join RPC).
@@ -57,37 +49,29 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
 
     const clients = peerClients(config.grpc, ['identity', 'auth']);
     defer(async () => clients.close());
-    const peers = createEnrollmentPeers(clients.identity, clients.auth);
-    const enrollmentStore = createEnrollmentStore(db);
-    const cas = createCas({ store: createCaStore(db, createPkiEvents(plumbing.outbox)), pki, advertisedAddress: config.http.advertisedAddress });
+    const peers = createEnrollmentPeers(clients);
+    const cas = createCas({ store: stores.cas, pki, advertisedAddress: config.http.advertisedAddress });
     const enrollments = createEnrollments({
-      store: enrollmentStore, pki, peers, kek, advertisedAddress: config.http.advertisedAddress, durationMinutes: config.enrollmentDurationMinutes,
+      store: stores.enrollments, pki, peers, kek, advertisedAddress: config.http.advertisedAddress, durationMinutes: config.enrollmentDurationMinutes,
       caExists: async (id) => (await cas.find(id)) !== undefined,
     });
-    const subscriptions = await startEnrollmentConsumers(bus, enrollmentStore, log);
+    const subscriptions = await startEnrollmentConsumers(bus, stores.enrollments, log);
     defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
     // React, then reconcile: the identity service may start after this one, so in the background.
-    defer(scheduleOrphanSweep(enrollmentStore, peers, log));
+    defer(scheduleOrphanSweep(stores.enrollments, peers, log));
     // And periodically, for what a lost deletion event left while it runs.
     plumbing.reconcile('orphaned-enrollments', async () => {
-      const removed = await sweepOrphans(enrollmentStore, peers);
+      const removed = await sweepOrphans(stores.enrollments, peers);
       if (removed > 0) log.info({ removed }, 'removed the enrollments of deleted identities and routers');
       return undefined;
     });
 
-    const checkIntegrity = createIntegrityCheck(enrollmentStore, peers);
-    const redeem = createRedeem({ store: enrollmentStore, pki, peers, cas, log });
+    const checkIntegrity = createIntegrityCheck(stores.enrollments, peers);
+    const redeem = createRedeem({ store: stores.enrollments, pki, peers, cas, log });
 
-    server.add<PkiServiceHandlers>(contracts.pki(), {
-      ...createPkiHandlers(pki, () => cas.trustedPem()),
-      ...createCaHandlers(cas),
-      ...createCaEnrollmentHandlers(redeem, createCaAutoEnrollment(cas, peers)),
-      ...createNetworkTrustHandlers(pki, config.http.advertisedAddress),
-      ...createClientCertificateHandlers(pki),
-      ...createRouterExtensionHandlers(pki, peers),
-      ...createEnrollmentHandlers(enrollments, redeem, pki),
-      ...createServiceCertificateHandlers(pki, mesh ? config.grpc.tls.joinToken : undefined, log),
-      CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
-    });
+    server.add<PkiServiceHandlers>(contracts.pki(), createPkiHandlers({
+      pki, cas, enrollments, redeem, peers, advertisedAddress: config.http.advertisedAddress,
+      joinToken: mesh ? config.grpc.tls.joinToken : undefined, checkIntegrity, log,
+    }));
   }, { server: serverOptions });
 }

@@ -1,23 +1,18 @@
 /**
- * The services enrollment works with, as the pki service sees them: the identity service owns
- * identities and routers, the auth service owns authenticators (ARCHITECTURE.md rule 1).
+ * What enrollment asks of the identity service, which owns identities and routers.
  */
 import { isZitiError } from '@edge/errors';
-import type { AuthServiceClient, IdentityServiceClient } from '@edge/proto';
+import type { IdentityServiceClient } from '@edge/proto';
 import type { RpcClient } from '@edge/rpc';
 
-/** What enrollment asks of other services. */
-export interface EnrollmentPeers {
+/** What enrollment asks of the identity service. */
+export interface IdentityPeer {
   /** Whether the identity exists. */
   identityExists(id: string): Promise<boolean>;
   /** Which of these identities exist (start-up sweep). */
   existingIdentities(ids: string[]): Promise<Set<string>>;
   /** Which of these routers of a kind exist (sweeps). */
   existingRouters(kind: 'edge' | 'transit', ids: string[]): Promise<Set<string>>;
-  /** Creates the cert authenticator of a completed ott enrollment. */
-  createCertAuthenticator(identityId: string, certPem: string): Promise<void>;
-  /** Creates the updb authenticator of a completed updb enrollment (password rules apply there). */
-  createUpdbAuthenticator(identityId: string, username: string, password: string): Promise<void>;
   /** Creates the identity of a CA auto-enrollment under a preassigned id. */
   createIdentity(i: { id: string; name: string; roleAttributes: string[]; externalId: string | null }): Promise<void>;
   /** Deletes an identity (an auto-enrollment whose authenticator could not be created). */
@@ -30,8 +25,8 @@ export interface EnrollmentPeers {
 
 const PAGE = 500;
 
-/** Wraps the gRPC clients. */
-export function createEnrollmentPeers(identity: RpcClient<IdentityServiceClient>, auth: RpcClient<AuthServiceClient>): EnrollmentPeers {
+/** Wraps the identity service's client. */
+export function createIdentityPeer(identity: RpcClient<IdentityServiceClient>): IdentityPeer {
   return {
     async identityExists(id) {
       try {
@@ -56,12 +51,6 @@ export function createEnrollmentPeers(identity: RpcClient<IdentityServiceClient>
         routers.forEach((r) => out.add(r.id));
       }
       return out;
-    },
-    async createCertAuthenticator(identityId, certPem) {
-      await auth.createCertAuthenticator({ identityId, certPem });
-    },
-    async createUpdbAuthenticator(identityId, username, password) {
-      await auth.createUpdbAuthenticator({ identityId, username, password });
     },
     async createIdentity(i) {
       const fields = { name: i.name, typeId: 'Default', isAdmin: false, roleAttributes: i.roleAttributes, externalId: i.externalId ?? undefined };

@@ -3,9 +3,9 @@
  */
 import type { PkiServiceHandlers } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
-import type { ControllerPki } from './controller-pki.js';
-import { signEnrollmentJwt } from './domain/enrollment-jwt.js';
-import { DEFAULT_NETWORK_JWT_NAME, networkJwtClaims, signNonce } from './domain/network-trust.js';
+import type { ControllerPki } from '../controller-pki.js';
+import { signEnrollmentJwt } from '../domain/enrollment-jwt.js';
+import { DEFAULT_NETWORK_JWT_NAME, networkJwtClaims, signNonce } from '../domain/network-trust.js';
 
 export type NetworkTrustHandlers = Pick<AsyncHandlers<PkiServiceHandlers>, 'GetNetworkJwt' | 'SignEnrollmentChallenge'>;
 

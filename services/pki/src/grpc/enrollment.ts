@@ -5,16 +5,16 @@ import type { PkiServiceHandlers, pki as pb } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import { fieldError } from '@edge/errors';
-import type { CaHandlers } from './ca-grpc.js';
-import type { ControllerPki } from './controller-pki.js';
-import type { Enrollment } from './domain/enrollment.js';
-import { enrollmentJwks } from './domain/enrollment-jwt.js';
-import { ENROLLMENT_FIELDS } from './enrollment-store.js';
-import type { Enrollments } from './enrollments.js';
-import type { Redeem } from './redeem.js';
+import type { ControllerPki } from '../controller-pki.js';
+import type { Enrollment } from '../domain/enrollment.js';
+import { enrollmentJwks } from '../domain/enrollment-jwt.js';
+import { ENROLLMENT_FIELDS } from '../store/enrollment.js';
+import type { Enrollments } from '../enrollments.js';
+import type { Redeem } from '../redeem.js';
 
 type Handlers = AsyncHandlers<PkiServiceHandlers>;
-export type EnrollmentHandlers = Omit<Handlers, 'GetServerTls' | 'GetCaCerts' | keyof CaHandlers | 'EnrollWithCaCertificate' | 'CheckIntegrity' | 'GetNetworkJwt' | 'SignEnrollmentChallenge' | 'ExtendClientCertificate' | 'IssueSessionCertificate' | 'ExtendRouterEnrollment' | 'IssueIdentityCertificate' | 'IssueServiceCertificate'>;
+export type EnrollmentHandlers = Pick<Handlers, 'CreateEnrollment' | 'GetEnrollment' | 'ListEnrollments' | 'DeleteEnrollment' | 'RefreshEnrollment'
+  | 'GetEnrollmentsOf' | 'ReplaceRouterEnrollment' | 'EnrollWithCsr' | 'EnrollUpdb' | 'GetEnrollmentJwks'>;
 
 /** The Enrollment message of an enrollment. */
 export function enrollmentToProto(e: Enrollment): pb.Enrollment {

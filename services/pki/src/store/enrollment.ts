@@ -2,32 +2,11 @@
  * Every query on enrollments. Tokens are stored as hashes and JWTs sealed; the store hands
  * rows out sealed and the caller opens them (enrollments.ts), so nothing here sees a secret.
  */
-import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import { enrollmentExists, type Enrollment, type EnrollmentMethod } from './domain/enrollment.js';
-import type { PkiDb } from './store.js';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-/** Row type of `enrollments`. */
-export interface EnrollmentsTable {
-  id: string;
-  method: EnrollmentMethod;
-  identity_id: string | null;
-  edge_router_id: string | null;
-  transit_router_id: string | null;
-  ca_id: string | null;
-  username: string | null;
-  token_hash: string;
-  jwt_encrypted: string;
-  issued_at: Date;
-  expires_at: Date;
-  tags: ColumnType<Record<string, unknown>, string | undefined, string>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
+import { enrollmentExists, type Enrollment } from '../domain/enrollment.js';
+import type { EnrollmentsTable, PkiKysely } from './db.js';
 
 /** An enrollment as stored: the token only as its hash, the JWT sealed. */
 export interface StoredEnrollment extends Omit<Enrollment, 'token' | 'jwt'> {
@@ -74,7 +53,7 @@ function toRow(e: NewEnrollment) {
 }
 
 /** Creates the enrollment store over the pki schema. */
-export function createEnrollmentStore(db: Kysely<PkiDb>) {
+export function createEnrollmentStore(db: PkiKysely) {
   const store = {
     /** Inserts; ENROLLMENT_EXISTS when the owner already has one of this method. */
     async insert(e: NewEnrollment): Promise<StoredEnrollment> {

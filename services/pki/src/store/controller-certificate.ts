@@ -1,47 +1,17 @@
 /**
- * Every query of the pki service, over its own schema.
+ * Every query on the controller's own certificates (the chain, the server and the service CA).
  */
-import { sql, type Kysely, type Selectable, type Generated, type ColumnType } from 'kysely';
-import type { CertificateKind, IssuedCertificate } from './domain/certificates.js';
-import type { CasTable } from './ca-store.js';
-import type { EnrollmentsTable } from './enrollment-store.js';
-
-interface ControllerCertificatesTable {
-  kind: CertificateKind;
-  serial_number: string;
-  subject: string;
-  cert_pem: string;
-  key_encrypted: string;
-  sans: string[];
-  not_before: Date;
-  not_after: Date;
-  created_at: Generated<Date>;
-  updated_at: Generated<Date>;
-}
-
-interface KeyEncryptionTable {
-  id: Generated<boolean>;
-  scrypt_salt: Buffer;
-  created_at: ColumnType<Date, never, never>;
-}
-
-/** The tables of the pki schema. */
-export interface PkiDb {
-  controller_certificates: ControllerCertificatesTable;
-  key_encryption: KeyEncryptionTable;
-  enrollments: EnrollmentsTable;
-  cas: CasTable;
-}
+import { sql, type Selectable } from 'kysely';
+import type { IssuedCertificate } from '../domain/certificates.js';
+import type { ControllerCertificatesTable, PkiKysely } from './db.js';
 
 /** A stored controller certificate; the private key still encrypted. */
 export interface StoredCertificate extends Omit<IssuedCertificate, 'keyPem'> {
   keyEncrypted: string;
 }
 
-/** Queries of the pki service; `transaction` hands the same queries bound to one transaction. */
-export interface PkiStore {
-  /** Stores `salt` unless one exists, and returns the one in effect (first writer wins). */
-  ensureScryptSalt(salt: Buffer): Promise<Buffer>;
+/** Queries on the controller's certificates; `withLock` hands the same queries bound to one transaction. */
+export interface ControllerCertificateStore {
   listCertificates(): Promise<StoredCertificate[]>;
   /** Inserts unless a certificate of that kind exists; true when inserted. */
   insertCertificate(cert: StoredCertificate): Promise<boolean>;
@@ -51,17 +21,12 @@ export interface PkiStore {
    * Runs `fn` in a transaction that first takes a transaction-level advisory lock named `lock`,
    * so replicas doing the same work run one after another.
    */
-  withLock<T>(lock: string, fn: (store: PkiStore) => Promise<T>): Promise<T>;
+  withLock<T>(lock: string, fn: (store: ControllerCertificateStore) => Promise<T>): Promise<T>;
 }
 
 /** Creates the store over a schema-bound Kysely (`createDb<PkiDb>(conn, schema)`). */
-export function createStore(db: Kysely<PkiDb>): PkiStore {
+export function createControllerCertificateStore(db: PkiKysely): ControllerCertificateStore {
   return {
-    async ensureScryptSalt(salt) {
-      await db.insertInto('key_encryption').values({ scrypt_salt: salt }).onConflict((oc) => oc.column('id').doNothing()).execute();
-      const row = await db.selectFrom('key_encryption').select('scrypt_salt').executeTakeFirstOrThrow();
-      return Buffer.from(row.scrypt_salt);
-    },
     async listCertificates() {
       const rows = await db.selectFrom('controller_certificates').selectAll().orderBy('kind').execute();
       return rows.map(toCertificate);
@@ -78,7 +43,7 @@ export function createStore(db: Kysely<PkiDb>): PkiStore {
     withLock(lock, fn) {
       return db.transaction().execute(async (trx) => {
         await sql`select pg_advisory_xact_lock(hashtext(${lock}))`.execute(trx);
-        return fn(createStore(trx));
+        return fn(createControllerCertificateStore(trx));
       });
     },
   };

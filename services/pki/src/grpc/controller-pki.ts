@@ -1,15 +1,15 @@
 /**
- * gRPC handlers of edge.pki.v1.PkiService.
+ * gRPC handlers of the controller chain: the server TLS material and EST cacerts.
  */
 import type { PkiServiceHandlers } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
-import type { ControllerPki } from './controller-pki.js';
+import type { ControllerPki } from '../controller-pki.js';
 
 /** The certificates of the CAs trusted for client certificates besides the controller's own. */
 export type TrustedCas = () => Promise<string>;
 
 /** Handlers over the controller chain; the domain shapes already match the messages. */
-export function createPkiHandlers(pki: ControllerPki, trustedCas: TrustedCas): Pick<AsyncHandlers<PkiServiceHandlers>, 'GetServerTls' | 'GetCaCerts'> {
+export function createControllerPkiHandlers(pki: ControllerPki, trustedCas: TrustedCas): Pick<AsyncHandlers<PkiServiceHandlers>, 'GetServerTls' | 'GetCaCerts'> {
   return {
     async GetServerTls() {
       const tls = await pki.serverTls();

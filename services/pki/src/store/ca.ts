@@ -1,35 +1,13 @@
 /**
  * Every query on certificate authorities, and the row ↔ domain mapping.
  */
-import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { isUniqueViolation } from '@edge/db';
 import { fieldError } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { Ca, CaInput, ExternalIdClaim } from './domain/ca.js';
-import type { PkiEvents } from './events.js';
-import type { PkiDb } from './store.js';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json<T> = ColumnType<T, string | undefined, string>;
-
-/** Row type of `cas`. */
-export interface CasTable {
-  id: string;
-  name: string;
-  fingerprint: string;
-  cert_pem: string;
-  is_verified: ColumnType<boolean, boolean | undefined, boolean>;
-  verification_token: string;
-  is_auth_enabled: boolean;
-  is_auto_ca_enrollment_enabled: boolean;
-  is_ott_ca_enrollment_enabled: boolean;
-  identity_roles: string[];
-  identity_name_format: string;
-  external_id_claim: ColumnType<ExternalIdClaim | null, string | null, string | null>;
-  tags: Json<Record<string, unknown>>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
+import type { Ca, CaInput } from '../domain/ca.js';
+import type { PkiEvents } from '../events.js';
+import type { CasTable, PkiKysely } from './db.js';
 
 /** What a filter on `/cas` may read (the symbols of OpenZiti's ca_store.go). */
 export const CA_FIELDS_MAP: FieldMap = {
@@ -71,7 +49,7 @@ function taken(err: unknown, c: CaInput): never {
 const now = sql<Date>`date_trunc('milliseconds', now())`;
 
 /** Creates the CA store over the pki schema; every change records its event in its transaction. */
-export function createCaStore(db: Kysely<PkiDb>, events: PkiEvents) {
+export function createCaStore(db: PkiKysely, events: PkiEvents) {
   return {
     async insert(id: string, c: CaInput, fingerprint: string, verificationToken: string): Promise<void> {
       await events.transaction(async (trx) => {

@@ -4,9 +4,9 @@
 import type { PkiServiceHandlers, pki as pb } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
 import { listMeta, listParams, planList } from '@edge/zitiql';
-import { CA_FIELDS_MAP } from './ca-store.js';
-import type { Cas } from './cas.js';
-import type { Ca, CaInput, ExternalIdClaim } from './domain/ca.js';
+import { CA_FIELDS_MAP } from '../store/ca.js';
+import type { Cas } from '../cas.js';
+import type { Ca, CaInput, ExternalIdClaim } from '../domain/ca.js';
 
 type Handlers = AsyncHandlers<PkiServiceHandlers>;
 export type CaHandlers = Pick<Handlers, 'CreateCa' | 'GetCa' | 'ListCas' | 'UpdateCa' | 'DeleteCa' | 'VerifyCa' | 'GetCaJwt' | 'MatchCertificateCa'>;
