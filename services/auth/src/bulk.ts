@@ -7,8 +7,8 @@ import { analyzeTables, createDb, type DbConnection } from '@edge/db';
 import { atPath, fieldError } from '@edge/errors';
 import { newId } from '@edge/ids';
 import { hashPassword } from './domain/password.js';
-import { insertAuthenticatorsInBulk } from './authenticator-store.js';
-import type { AuthDatabase } from './store.js';
+import { insertAuthenticatorsInBulk } from './store/authenticator.js';
+import type { AuthDatabase } from './store/api-session.js';
 
 /** A password login for an imported identity. */
 export interface BulkPassword {

@@ -8,7 +8,7 @@ import type { Logger } from '@edge/logging';
 import type { Outbox } from '@edge/outbox';
 import type { Kysely } from 'kysely';
 import type { ApiSessionRef } from './domain/api-session.js';
-import type { AuthDatabase } from './store.js';
+import type { AuthDatabase } from './store/api-session.js';
 
 /** Published when an API session ends (logout, expiry, identity deleted); payload {@link ApiSessionRef}. */
 export const API_SESSION_DELETED = 'edge.auth.api-session.deleted';

@@ -5,8 +5,8 @@
  * on a request path; a lost event costs a delay, not a wrong answer for long.
  */
 import type { ReconcileStep } from '@edge/outbox';
-import { identitiesAfter, type IdentityClient } from './identities.js';
-import type { IdentityModel } from './identity-model.js';
+import { identitiesAfter, type IdentityClient } from './peers/identity.js';
+import type { IdentityModel } from './store/identity-model.js';
 
 /** Identities read per step. */
 const PAGE = 500;

@@ -7,7 +7,7 @@ import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSessions } from './api-sessions.js';
-import type { AuthDatabase } from './store.js';
+import type { AuthDatabase } from './store/api-session.js';
 
 export type RevocationType = 'JTI' | 'IDENTITY' | 'API_SESSION';
 const TYPES = new Set<RevocationType>(['JTI', 'IDENTITY', 'API_SESSION']);

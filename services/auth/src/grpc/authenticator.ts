@@ -4,10 +4,10 @@
 import type { AuthServiceHandlers, auth } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
 import { listMeta, listParams, planList } from '@edge/zitiql';
-import { AUTHENTICATOR_FIELDS } from './authenticator-store.js';
-import type { Authenticators } from './authenticators.js';
-import type { Authenticator } from './domain/authenticator.js';
-import type { Identities } from './identities.js';
+import { AUTHENTICATOR_FIELDS } from '../store/authenticator.js';
+import type { Authenticators } from '../authenticators.js';
+import type { Authenticator } from '../domain/authenticator.js';
+import type { Identities } from '../peers/identity.js';
 
 type Handlers = Pick<AsyncHandlers<AuthServiceHandlers>, 'CreateAuthenticator' | 'GetAuthenticator' | 'ListAuthenticators' | 'UpdateAuthenticator' | 'DeleteAuthenticator' | 'RequestExtendAuthenticator'>;
 

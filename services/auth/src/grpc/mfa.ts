@@ -3,8 +3,8 @@
  */
 import type { AuthServiceHandlers, auth } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
-import { toProtoApiSession, type HandlerDeps } from './grpc.js';
-import type { MfaView } from './mfa.js';
+import { toProtoApiSession, type HandlerDeps } from './api-session.js';
+import type { MfaView } from '../mfa.js';
 
 type MfaHandlers = Pick<AsyncHandlers<AuthServiceHandlers>,
   'AuthenticateMfa' | 'EnrollMfa' | 'DetailMfa' | 'DetailMfaQrCode' | 'VerifyMfa' | 'DeleteMfa' |

@@ -5,9 +5,9 @@ import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation } from '@edge/db';
 import { fieldError, notFound } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { ExtJwtSigner, ExtJwtSignerInput, SignerCertificate, TargetToken } from './domain/ext-jwt-signer.js';
-import type { AuthEvents } from './events.js';
-import type { AuthDatabase } from './store.js';
+import type { ExtJwtSigner, ExtJwtSignerInput, SignerCertificate, TargetToken } from '../domain/ext-jwt-signer.js';
+import type { AuthEvents } from '../events.js';
+import type { AuthDatabase } from './api-session.js';
 
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;

@@ -4,14 +4,14 @@
 import { sql, type ColumnType, type Generated, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
-import type { AuthEvents } from './events.js';
-import type { Authenticator, AuthenticatorMethod, IdentityAuthSummary } from './domain/authenticator.js';
-import type { AuthPoliciesTable } from './auth-policy-store.js';
-import type { ExternalJwtSignersTable } from './ext-jwt-signer-store.js';
+import type { ApiSession, ApiSessionRef } from '../domain/api-session.js';
+import type { AuthEvents } from '../events.js';
+import type { Authenticator, AuthenticatorMethod, IdentityAuthSummary } from '../domain/authenticator.js';
+import type { AuthPoliciesTable } from './auth-policy.js';
+import type { ExternalJwtSignersTable } from './ext-jwt-signer.js';
 import type { IdentitiesTable } from './identity-model.js';
-import type { RevocationsTable } from './revocations.js';
-import type { KeyEncryptionTable, MfaRecoveryCodesTable, MfasTable, TotpTokensTable } from './mfa-store.js';
+import type { RevocationsTable } from '../revocations.js';
+import type { KeyEncryptionTable, MfaRecoveryCodesTable, MfasTable, TotpTokensTable } from './mfa.js';
 
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
 type Timestamp = ColumnType<Date, Date | undefined, Date>;

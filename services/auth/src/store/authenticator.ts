@@ -5,10 +5,10 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { inChunks, isUniqueViolation } from '@edge/db';
 import { fieldError, ZitiError } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { ApiSessionRef } from './domain/api-session.js';
-import { methodMax, type Authenticator } from './domain/authenticator.js';
-import type { AuthEvents } from './events.js';
-import { toAuthenticator, type AuthDatabase, type AuthenticatorsTable } from './store.js';
+import type { ApiSessionRef } from '../domain/api-session.js';
+import { methodMax, type Authenticator } from '../domain/authenticator.js';
+import type { AuthEvents } from '../events.js';
+import { toAuthenticator, type AuthDatabase, type AuthenticatorsTable } from './api-session.js';
 
 /** What a filter on `/authenticators` may read. */
 export const AUTHENTICATOR_FIELDS: FieldMap = {

@@ -3,30 +3,30 @@
  */
 import type { AuthServiceHandlers, auth } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
-import type { ApiSessions } from './api-sessions.js';
-import type { createAuthenticate } from './authenticate.js';
-import { expirationSeconds, expiresAt, type ApiSession } from './domain/api-session.js';
-import type { IdentityAuthSummary } from './domain/authenticator.js';
-import { authQueries } from './domain/mfa.js';
-import { requiresTotp } from './domain/auth-policy.js';
-import type { Identities, IdentityInfo } from './identities.js';
-import type { MfaOperations } from './mfa.js';
-import type { AuthPolicies } from './auth-policies.js';
-import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
-import { createMfaHandlers } from './grpc-mfa.js';
-import { createAuthenticatorHandlers } from './grpc-authenticator.js';
-import type { Authenticators } from './authenticators.js';
-import { createCertExtensionHandlers, type CertExtension } from './cert-extension.js';
-import type { createApiSessionCertificateHandlers } from './api-session-certificates.js';
-import { createTokenEnrollmentHandlers, type createTokenEnrollment } from './token-enrollment.js';
-import { createExtJwtSignerHandlers } from './grpc-ext-jwt-signer.js';
-import type { ExtJwtSigners } from './ext-jwt-signers.js';
-import { createRevocationHandlers } from './grpc-revocation.js';
-import type { Revocations } from './revocations.js';
-import { API_SESSION_FIELDS, type AuthStore } from './store.js';
+import type { ApiSessions } from '../api-sessions.js';
+import type { createAuthenticate } from '../authenticate.js';
+import { expirationSeconds, expiresAt, type ApiSession } from '../domain/api-session.js';
+import type { IdentityAuthSummary } from '../domain/authenticator.js';
+import { authQueries } from '../domain/mfa.js';
+import { requiresTotp } from '../domain/auth-policy.js';
+import type { Identities, IdentityInfo } from '../peers/identity.js';
+import type { MfaOperations } from '../mfa.js';
+import type { AuthPolicies } from '../auth-policies.js';
+import { createAuthPolicyHandlers } from './auth-policy.js';
+import { createMfaHandlers } from './mfa.js';
+import { createAuthenticatorHandlers } from './authenticator.js';
+import type { Authenticators } from '../authenticators.js';
+import { createCertExtensionHandlers, type CertExtension } from '../cert-extension.js';
+import type { createApiSessionCertificateHandlers } from '../api-session-certificates.js';
+import { createTokenEnrollmentHandlers, type createTokenEnrollment } from '../token-enrollment.js';
+import { createExtJwtSignerHandlers } from './ext-jwt-signer.js';
+import type { ExtJwtSigners } from '../ext-jwt-signers.js';
+import { createRevocationHandlers } from './revocation.js';
+import type { Revocations } from '../revocations.js';
+import { API_SESSION_FIELDS, type AuthStore } from '../store/api-session.js';
 import { listMeta, listParams, planList } from '@edge/zitiql';
-import type { EnrolledAuthenticators } from './enrolled-authenticators.js';
-import type { SecondaryExtJwtCheck } from './secondary-ext-jwt.js';
+import type { EnrolledAuthenticators } from '../enrolled-authenticators.js';
+import type { SecondaryExtJwtCheck } from '../secondary-ext-jwt.js';
 
 /** What the handlers call. */
 export interface HandlerDeps {

@@ -6,7 +6,7 @@
  * racing them gets in, whatever the identity service has been told yet.
  */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import type { AuthDatabase } from './store.js';
+import type { AuthDatabase } from './api-session.js';
 
 /** What a policy says about consecutive wrong passwords. */
 export interface LockoutRule {

@@ -5,9 +5,9 @@ import { isUniqueViolation } from '@edge/db';
 import { fieldError, notFound } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
-import type { AuthPolicy, AuthPolicyInput } from './domain/auth-policy.js';
-import type { AuthEvents } from './events.js';
-import type { AuthDatabase } from './store.js';
+import type { AuthPolicy, AuthPolicyInput } from '../domain/auth-policy.js';
+import type { AuthEvents } from '../events.js';
+import type { AuthDatabase } from './api-session.js';
 
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
 type Timestamp = ColumnType<Date, Date | undefined, Date>;

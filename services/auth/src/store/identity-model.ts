@@ -12,8 +12,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Outbox } from '@edge/outbox';
-import { identityFromEvent, isDisabledNow, type IdentityInfo, type IdentityRecord } from './domain/identity.js';
-import type { AuthDatabase } from './store.js';
+import { identityFromEvent, isDisabledNow, type IdentityInfo, type IdentityRecord } from '../domain/identity.js';
+import type { AuthDatabase } from './api-session.js';
 
 /** Published when what the principals of an identity carry changed in this service; payload `{identityId}`. */
 export const PRINCIPAL_UPDATED = 'edge.auth.principal.updated';

@@ -3,10 +3,10 @@
  * counters, TOTP tokens, and the installation's KEK salt.
  */
 import { sql, type ColumnType, type Generated, type Kysely, type Selectable } from 'kysely';
-import type { ApiSessionRef } from './domain/api-session.js';
-import type { Mfa } from './domain/mfa.js';
-import type { AuthEvents } from './events.js';
-import type { AuthDatabase } from './store.js';
+import type { ApiSessionRef } from '../domain/api-session.js';
+import type { Mfa } from '../domain/mfa.js';
+import type { AuthEvents } from '../events.js';
+import type { AuthDatabase } from './api-session.js';
 
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
 type Timestamp = ColumnType<Date, Date | undefined, Date>;

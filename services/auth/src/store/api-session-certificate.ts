@@ -3,7 +3,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { ApiSessionCertificatesTable, AuthDatabase } from './store.js';
+import type { ApiSessionCertificatesTable, AuthDatabase } from './api-session.js';
 
 /** What a filter on `/current-api-session/certificates` may read. */
 export const API_SESSION_CERTIFICATE_FIELDS: FieldMap = {
