@@ -13,30 +13,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Outbox } from '@edge/outbox';
 import { identityFromEvent, isDisabledNow, type IdentityInfo, type IdentityRecord } from '../domain/identity.js';
-import type { AuthDatabase } from './api-session.js';
+import type { AuthDb, IdentitiesTable } from './db.js';
 
 /** Published when what the principals of an identity carry changed in this service; payload `{identityId}`. */
 export const PRINCIPAL_UPDATED = 'edge.auth.principal.updated';
 
-/** The `identities` table of the auth schema. */
-export interface IdentitiesTable {
-  id: string;
-  name: string;
-  type_id: string;
-  is_admin: boolean;
-  is_default_admin: boolean;
-  disabled: boolean;
-  disabled_until: Date | null;
-  auth_policy_id: string;
-  external_id: string | null;
-  permissions: string[];
-  role_attributes: string[];
-  deleted: boolean;
-  updated_at: Date;
-  seen_at: Date | string;
-}
-
-type Db = Kysely<AuthDatabase>;
+type Db = Kysely<AuthDb>;
 
 const toRow = (r: IdentityRecord, deleted: boolean) => ({
   id: r.id, name: r.name, type_id: r.typeId, is_admin: r.isAdmin, is_default_admin: r.isDefaultAdmin, disabled: r.disabled,
@@ -60,7 +42,7 @@ function toInfo(r: Omit<IdentitiesTable, 'seen_at'>, now = new Date()): Identity
 export type ModelLookup = { state: 'present'; identity: IdentityInfo } | { state: 'deleted' } | { state: 'unknown' };
 
 /** Creates the read model over the auth schema; changes record their event through `outbox`. */
-export function createIdentityModel(db: Db, outbox: Outbox<AuthDatabase>) {
+export function createIdentityModel(db: Db, outbox: Outbox<AuthDb>) {
   /** Upserts `records` where newer; the ids whose row changed (their events recorded). */
   async function upsert(trx: Db, records: readonly IdentityRecord[], deleted: boolean): Promise<string[]> {
     if (records.length === 0) return [];

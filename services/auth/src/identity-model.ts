@@ -1,8 +1,9 @@
 /**
- * Filling and repairing the identity read model from the identity service's list: a page of
- * identities in id order per step, applied where newer, and the rows of that id range the list
- * no longer holds marked deleted. Runs at start-up and periodically (libs/outbox reconcile), never
- * on a request path; a lost event costs a delay, not a wrong answer for long.
+ * Filling and repairing the identity read model (store/identity-model.ts) from the identity
+ * service's list: a page of identities in id order per step, applied where newer, and the rows
+ * of that id range the list no longer holds marked deleted. Runs at start-up and periodically
+ * (libs/outbox reconcile), never on a request path; a lost event costs a delay, not a wrong
+ * answer for long.
  */
 import type { ReconcileStep } from '@edge/outbox';
 import { identitiesAfter, type IdentityClient } from './peers/identity.js';
