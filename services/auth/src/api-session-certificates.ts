@@ -9,7 +9,7 @@ import { newId } from '@edge/ids';
 import type { AuthServiceHandlers, auth as pb } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
 import { listMeta, listParams, planList } from '@edge/zitiql';
-import { API_SESSION_CERTIFICATE_FIELDS, type ApiSessionCertificate, type ApiSessionCertificateStore } from './api-session-certificate-store.js';
+import { API_SESSION_CERTIFICATE_FIELDS, type ApiSessionCertificate, type ApiSessionCertificateStore } from './store/api-session-certificate.js';
 
 /** How long an API session certificate lasts (OpenZiti issues them for 12 hours). */
 export const API_SESSION_CERTIFICATE_SECONDS = 12 * 60 * 60;

@@ -4,8 +4,8 @@
  */
 import { ZitiError, notFound } from '@edge/errors';
 import { ACTIVITY_WRITE_INTERVAL_MS, hashToken, isExpired, needsActivityUpdate, type ApiSession } from './domain/api-session.js';
-import type { Identities, IdentityInfo } from './identities.js';
-import type { AuthStore } from './store.js';
+import type { Identities, IdentityInfo } from './peers/identity.js';
+import type { AuthStore } from './store/api-session.js';
 
 /** What the API session operations work with. */
 export interface ApiSessionDeps {

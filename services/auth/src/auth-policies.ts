@@ -6,9 +6,9 @@ import {
   DEFAULT_AUTH_POLICY_ID, checkDeletable, namedSigners, unknownSigner, validateAuthPolicy, type AuthPolicy, type AuthPolicyInput,
 } from './domain/auth-policy.js';
 import type { ListPlan } from '@edge/zitiql';
-import type { AuthPolicyPage, AuthPolicyStore } from './auth-policy-store.js';
-import type { Identities } from './identities.js';
-import type { ExtJwtSignerStore } from './ext-jwt-signer-store.js';
+import type { AuthPolicyPage, AuthPolicyStore } from './store/auth-policy.js';
+import type { Identities } from './peers/identity.js';
+import type { ExtJwtSignerStore } from './store/ext-jwt-signer.js';
 
 /** Creates the auth policy operations. */
 export function createAuthPolicies(deps: {

@@ -14,12 +14,12 @@ import { hashToken, type ApiSession } from './domain/api-session.js';
 import { createConcurrencyLimit, createSlidingWindowLimit } from './domain/rate-limit.js';
 import { verifyPassword } from './domain/password.js';
 import { certificateLoginAllowed, fingerprintOf, leafCertificate } from './domain/certificate.js';
-import type { Identities, IdentityInfo } from './identities.js';
+import type { Identities, IdentityInfo } from './peers/identity.js';
 import { identityClaim } from './domain/ext-jwt-signer.js';
 import type { ExtJwtVerifier } from './ext-jwt.js';
-import type { LockoutStore } from './lockout-store.js';
+import type { LockoutStore } from './store/lockout.js';
 import type { Revocations } from './revocations.js';
-import type { AuthStore } from './store.js';
+import type { AuthStore } from './store/api-session.js';
 
 /** What a client sends to `POST /authenticate`, as the gateway passes it on. */
 export interface AuthenticateInput {

@@ -8,12 +8,12 @@ import { newId } from '@edge/ids';
 import { ZitiError, fieldError, notFound } from '@edge/errors';
 import type { ListPlan } from '@edge/zitiql';
 import type { AuthPolicies } from './auth-policies.js';
-import type { AuthenticatorStore } from './authenticator-store.js';
+import type { AuthenticatorStore } from './store/authenticator.js';
 import { checkPassword } from './domain/auth-policy.js';
 import { certFingerprint, methodMax, type Authenticator } from './domain/authenticator.js';
 import { issuedBy } from './domain/certificate.js';
 import { hashPassword, verifyPassword } from './domain/password.js';
-import type { Identities } from './identities.js';
+import type { Identities } from './peers/identity.js';
 import type { NetworkIssuer } from './network-issuer.js';
 
 /** A create request. */

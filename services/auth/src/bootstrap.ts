@@ -8,8 +8,8 @@ import type { Config } from '@edge/config';
 import { newId } from '@edge/ids';
 import type { Logger } from '@edge/logging';
 import { hashPassword, randomPassword } from './domain/password.js';
-import { retryWhileUnavailable, type Identities } from './identities.js';
-import type { AuthStore } from './store.js';
+import { retryWhileUnavailable, type Identities } from './peers/identity.js';
+import type { AuthStore } from './store/api-session.js';
 
 /** Name given to the default admin identity when the identity service creates it. */
 export const DEFAULT_ADMIN_NAME = 'Default Admin';

@@ -7,8 +7,8 @@ import { analyzeTables, createDb, type DbConnection } from '@edge/db';
 import { atPath, fieldError } from '@edge/errors';
 import { newId } from '@edge/ids';
 import { hashPassword } from './domain/password.js';
-import { insertAuthenticatorsInBulk } from './authenticator-store.js';
-import type { AuthDatabase } from './store.js';
+import { insertAuthenticatorsInBulk } from './store/authenticator.js';
+import type { AuthDb } from './store/db.js';
 
 /** A password login for an imported identity. */
 export interface BulkPassword {
@@ -40,7 +40,7 @@ export function planPasswordImport(list: readonly BulkPassword[]): PasswordImpor
           id: ids[i + j]!, identityId: p.identityId, method: 'updb' as const, username: p.username, passwordHash: await hashPassword(p.password), tags: {},
         }))));
       }
-      const db = createDb<AuthDatabase>(conn, schema);
+      const db = createDb<AuthDb>(conn, schema);
       await insertAuthenticatorsInBulk(db, rows);
       await analyzeTables(db, schema, ['authenticators']);
       await db.destroy();

@@ -7,7 +7,7 @@
 import { ZitiError, notFound } from '@edge/errors';
 import type { AuthServiceHandlers } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
-import type { AuthenticatorStore } from './authenticator-store.js';
+import type { AuthenticatorStore } from './store/authenticator.js';
 import { fingerprintOf, leafCertificate } from './domain/certificate.js';
 import type { Authenticator } from './domain/authenticator.js';
 

@@ -8,9 +8,9 @@ import { newId } from '@edge/ids';
 import type { AuthPolicies } from './auth-policies.js';
 import { certInUse, fingerprintOf, leafCertificate } from './domain/certificate.js';
 import { hashPassword, passwordRuleBreach } from './domain/password.js';
-import type { Identities, IdentityInfo } from './identities.js';
+import type { Identities, IdentityInfo } from './peers/identity.js';
 import type { NetworkIssuer } from './network-issuer.js';
-import type { AuthStore } from './store.js';
+import type { AuthStore } from './store/api-session.js';
 
 /** What the operations work with. */
 export interface EnrolledAuthenticatorDeps {

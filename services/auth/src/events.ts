@@ -8,7 +8,7 @@ import type { Logger } from '@edge/logging';
 import type { Outbox } from '@edge/outbox';
 import type { Kysely } from 'kysely';
 import type { ApiSessionRef } from './domain/api-session.js';
-import type { AuthDatabase } from './store.js';
+import type { AuthDb } from './store/db.js';
 
 /** Published when an API session ends (logout, expiry, identity deleted); payload {@link ApiSessionRef}. */
 export const API_SESSION_DELETED = 'edge.auth.api-session.deleted';
@@ -38,10 +38,10 @@ export const CONSUMER_GROUP = 'auth';
 /** An auth setting whose change makes sessions be judged anew (the gateway drops its cached principals). */
 export type AuthSetting = 'auth-policy' | 'external-jwt-signer';
 
-type Trx = Kysely<AuthDatabase>;
+type Trx = Kysely<AuthDb>;
 
 /** Records the auth service's events in the transaction of the write that causes them. */
-export function createAuthEvents(outbox: Outbox<AuthDatabase>) {
+export function createAuthEvents(outbox: Outbox<AuthDb>) {
   return {
     /** Runs a write and its events in one transaction; they are published after the commit. */
     transaction: <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => outbox.transaction(fn),

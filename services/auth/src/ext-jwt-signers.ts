@@ -6,7 +6,7 @@ import { newId } from '@edge/ids';
 import { ZitiError } from '@edge/errors';
 import type { ListPlan } from '@edge/zitiql';
 import { validateExtJwtSigner, type ExtJwtSignerInput } from './domain/ext-jwt-signer.js';
-import type { ExtJwtSignerStore } from './ext-jwt-signer-store.js';
+import type { ExtJwtSignerStore } from './store/ext-jwt-signer.js';
 
 /** Builds the operations; `policiesUsing` counts the auth policies that name a signer. The store announces changes. */
 export function createExtJwtSigners(store: ExtJwtSignerStore, policiesUsing: (signerId: string) => Promise<number>) {

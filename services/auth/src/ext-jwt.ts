@@ -8,7 +8,7 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, importX509, jwtVe
 import { ZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { ExtJwtSigner } from './domain/ext-jwt-signer.js';
-import type { ExtJwtSignerStore } from './ext-jwt-signer-store.js';
+import type { ExtJwtSignerStore } from './store/ext-jwt-signer.js';
 
 /** Signature algorithms accepted; `none` and HMAC (a shared secret the controller lacks) are not. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];

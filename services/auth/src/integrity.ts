@@ -4,8 +4,8 @@
  * Fixing removes them the way the event would have.
  */
 import type { ApiSessions } from './api-sessions.js';
-import type { Identities } from './identities.js';
-import type { AuthStore } from './store.js';
+import type { Identities } from './peers/identity.js';
+import type { AuthStore } from './store/api-session.js';
 
 const BATCH = 500;
 

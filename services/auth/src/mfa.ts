@@ -15,8 +15,8 @@ import {
 } from './domain/mfa.js';
 import { matchTotp, newTotpSecret, provisioningUrl } from './domain/totp.js';
 import type { ApiSessions } from './api-sessions.js';
-import type { Identities, IdentityInfo } from './identities.js';
-import type { MfaStore } from './mfa-store.js';
+import type { Identities, IdentityInfo } from './peers/identity.js';
+import type { MfaStore } from './store/mfa.js';
 
 /** What the MFA operations work with. */
 export interface MfaDeps {

@@ -3,29 +3,17 @@
  * an identity ended, or one API session ended. The record lives until no token it revokes
  * could still be valid.
  */
-import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSessions } from './api-sessions.js';
-import type { AuthDatabase } from './store.js';
+import type { AuthDb, RevocationType, RevocationsTable } from './store/db.js';
 
-export type RevocationType = 'JTI' | 'IDENTITY' | 'API_SESSION';
+export type { RevocationType };
 const TYPES = new Set<RevocationType>(['JTI', 'IDENTITY', 'API_SESSION']);
 
 /** How long a revocation is kept: longer than any token this controller accepts lives. */
 const KEEP_MS = 24 * 60 * 60 * 1000;
-
-type Timestamp = ColumnType<Date, Date | undefined, Date>;
-
-/** Row type of `revocations`. */
-export interface RevocationsTable {
-  id: string;
-  type: RevocationType;
-  tags: ColumnType<Record<string, unknown>, string | undefined, string>;
-  expires_at: Date;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
 
 /** What a filter on `/revocations` may read. */
 export const REVOCATION_FIELDS: FieldMap = { ...entityFields(), type: field.string('type'), expiresAt: field.datetime('expires_at') };
@@ -33,7 +21,7 @@ export const REVOCATION_FIELDS: FieldMap = { ...entityFields(), type: field.stri
 export type Revocation = Selectable<RevocationsTable>;
 
 /** Builds the revocation operations. */
-export function createRevocations(db: Kysely<AuthDatabase>, apiSessions: Pick<ApiSessions, 'delete' | 'endSessionsOf'>) {
+export function createRevocations(db: Kysely<AuthDb>, apiSessions: Pick<ApiSessions, 'delete' | 'endSessionsOf'>) {
   return {
     /** Records the revocation and ends what it names at once. */
     async create(id: string, type: string, tags: Record<string, unknown>): Promise<void> {

@@ -8,9 +8,9 @@
 import type { JWTPayload } from 'jose';
 import type { AuthPolicy } from './domain/auth-policy.js';
 import { identityClaim, type ExtJwtSigner } from './domain/ext-jwt-signer.js';
-import type { ExtJwtSignerStore } from './ext-jwt-signer-store.js';
+import type { ExtJwtSignerStore } from './store/ext-jwt-signer.js';
 import type { ExtJwtVerifier } from './ext-jwt.js';
-import type { Identities, IdentityInfo } from './identities.js';
+import type { Identities, IdentityInfo } from './peers/identity.js';
 
 interface Deps {
   signers: Pick<ExtJwtSignerStore, 'find'>;

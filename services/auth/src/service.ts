@@ -11,32 +11,27 @@ import { contracts, type AuthServiceHandlers } from '@edge/proto';
 import { peerClient } from '@edge/rpc';
 import { createApiSessions, type ApiSessions } from './api-sessions.js';
 import { createAuthPolicies } from './auth-policies.js';
-import { createAuthPolicyStore } from './auth-policy-store.js';
 import { createAuthenticate } from './authenticate.js';
 import { bootstrapDefaultAdmin } from './bootstrap.js';
 import { createAuthEvents, startConsumers } from './events.js';
-import { createHandlers } from './grpc.js';
+import { createHandlers } from './grpc/index.js';
 import { createCertExtension } from './cert-extension.js';
 import { createTokenEnrollment } from './token-enrollment.js';
 import { createApiSessionCertificateHandlers } from './api-session-certificates.js';
-import { createApiSessionCertificateStore } from './api-session-certificate-store.js';
 import { createAuthenticators } from './authenticators.js';
 import { createExtJwtVerifier } from './ext-jwt.js';
-import { createExtJwtSignerStore } from './ext-jwt-signer-store.js';
 import { createExtJwtSigners } from './ext-jwt-signers.js';
 import { createRevocations } from './revocations.js';
 import { createSecondaryExtJwtCheck } from './secondary-ext-jwt.js';
 import { createIdentityReconcile, createIntegrityCheck } from './integrity.js';
-import { createAuthenticatorStore } from './authenticator-store.js';
-import { createIdentities, createIdentityDirectory, retryWhileUnavailable } from './identities.js';
-import { createIdentityModel } from './identity-model.js';
-import { createIdentityModelReconcile } from './identity-model-reconcile.js';
-import { createLockoutStore } from './lockout-store.js';
+import { createIdentities, createIdentityDirectory, retryWhileUnavailable } from './peers/identity.js';
+import { createIdentityModel } from './store/identity-model.js';
+import { createIdentityModelReconcile } from './identity-model.js';
 import { backfillIssuedByNetwork, createNetworkIssuer } from './network-issuer.js';
 import { createMfaOperations } from './mfa.js';
-import { createMfaStore } from './mfa-store.js';
 import { createEnrolledAuthenticators } from './enrolled-authenticators.js';
-import { createStore, type AuthDatabase } from './store.js';
+import { createPkiPeer } from './peers/pki.js';
+import { createAuthStores, type AuthDb } from './store/index.js';
 
 // Both src/ and dist/ sit next to migrations/.
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -55,14 +50,15 @@ function scheduleExpirySweep(apiSessions: ApiSessions, log: Logger): () => void 
 /** Creates the auth service over the process's shared connection and bus. */
 export function createAuthService(ctx: ServiceContext): EdgeService {
   const { config } = ctx;
-  return createGrpcService<AuthDatabase>(ctx, 'auth', MIGRATIONS_DIR, async ({ db, server, log, defer, whenServing, signal }) => {
+  return createGrpcService<AuthDb>(ctx, 'auth', MIGRATIONS_DIR, async ({ db, server, log, defer, whenServing, signal }) => {
     defer(() => db.destroy());
     const plumbing = createServiceEvents(ctx, db, 'auth');
     plumbing.start();
     defer(() => plumbing.stop());
     const { bus } = plumbing;
     const events = createAuthEvents(plumbing.outbox);
-    const store = createStore(db, events);
+    const stores = createAuthStores(db, events);
+    const store = stores.apiSessions;
     const client = peerClient(config.grpc, 'identity');
     defer(() => client.close());
     // Writes and the integrity check ask the identity service; look-ups read the model.
@@ -73,15 +69,16 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
 
     const timeoutMinutes = config.apiSessionTimeoutMinutes;
     const apiSessions = createApiSessions({ store, identities, timeoutMinutes });
-    const pki = peerClient(config.grpc, 'pki');
-    defer(async () => pki.close());
-    const policyStore = createAuthPolicyStore(db, events);
-    const signerStore = createExtJwtSignerStore(db, events);
+    const pkiClient = peerClient(config.grpc, 'pki');
+    defer(async () => pkiClient.close());
+    const pki = createPkiPeer(pkiClient);
+    const policyStore = stores.authPolicies;
+    const signerStore = stores.extJwtSigners;
     const policies = createAuthPolicies({ policyStore, identities, signers: signerStore });
-    const authenticatorStore = createAuthenticatorStore(db, events);
-    const issuedByNetwork = createNetworkIssuer(async () => (await pki.getCaCerts({})).pem);
+    const authenticatorStore = stores.authenticators;
+    const issuedByNetwork = createNetworkIssuer(pki.caCertsPem);
     const authenticators = createAuthenticators({ store: authenticatorStore, identities, policies, issuedByNetwork });
-    const lockouts = createLockoutStore(db);
+    const lockouts = stores.lockouts;
     const subscriptions: Subscription[] = await startConsumers({
       bus, log, onIdentityEvent: (data, change) => identityModel.applyEvent(data, change), onIdentityDeleted: apiSessions.endForIdentity, onIdentityDisabled: apiSessions.endSessionsOf,
       onIdentityEnabled: lockouts.clearForIdentity,
@@ -105,28 +102,26 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
       .catch((err: unknown) => { if (!signal.aborted) log.warn({ err }, 'filling the identity read model failed; the periodic run repairs it'); });
     defer(() => fill);
 
-    const mfaStore = createMfaStore(db, events);
+    const mfaStore = stores.mfa;
     const kek = await resolveKek(config, (salt) => mfaStore.ensureScryptSalt(salt), log);
     const mfa = createMfaOperations({ mfaStore, apiSessions, identities, kek, advertisedAddress: config.http.advertisedAddress });
     const revocations = createRevocations(db, apiSessions);
     const verifyExtJwt = createExtJwtVerifier(signerStore, log);
     const authenticate = createAuthenticate({
       store, identities, policies, lockouts, isMfaEnrolled: mfa.isEnrolled, limits: config.authRateLimit, log, verifyExtJwt, revocations,
-      matchCertificateCa: (certChainPem) => pki.matchCertificateCa({ certChainPem }),
+      matchCertificateCa: pki.matchCertificateCa,
     });
     const enrolled = createEnrolledAuthenticators({ store, identities, policies, issuedByNetwork });
     const tokenEnrollment = createTokenEnrollment({
       verify: verifyExtJwt, revocations, identities, policies, enrolled,
-      issueCertificate: async (identityId, csrPem) => pki.issueIdentityCertificate({ identityId, csrPem, csrField: 'clientCsr' }),
+      issueCertificate: pki.issueIdentityCertificate,
     });
     server.add<AuthServiceHandlers>(contracts.auth(), createHandlers({
       authenticate, apiSessions, mfa, policies, store, identities, timeoutMinutes,
       signers: createExtJwtSigners(signerStore, (id) => policyStore.countUsingSigner(id)), revocations,
       authenticators,
-      apiSessionCertificates: createApiSessionCertificateHandlers(
-        createApiSessionCertificateStore(db), (csrPem, validSeconds) => pki.issueSessionCertificate({ csrPem, validSeconds }),
-      ),
-      certExtension: createCertExtension(authenticatorStore, (currentCertPem, csrPem) => pki.extendClientCertificate({ currentCertPem, csrPem })),
+      apiSessionCertificates: createApiSessionCertificateHandlers(stores.apiSessionCertificates, pki.issueSessionCertificate),
+      certExtension: createCertExtension(authenticatorStore, pki.extendClientCertificate),
       enrolled,
       tokenEnrollment,
       checkIntegrity: createIntegrityCheck(store, remoteIdentities, apiSessions),

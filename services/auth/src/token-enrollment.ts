@@ -14,7 +14,7 @@ import { DEFAULT_AUTH_POLICY_ID } from './domain/auth-policy.js';
 import { checkTokenEnrollmentAllowed, tokenIdentity } from './domain/token-enrollment.js';
 import type { EnrolledAuthenticators } from './enrolled-authenticators.js';
 import type { ExtJwtVerifier, VerifiedJwt } from './ext-jwt.js';
-import type { Identities } from './identities.js';
+import type { Identities } from './peers/identity.js';
 import type { Revocations } from './revocations.js';
 
 /** Issues the identity's certificate: the pki service's IssueIdentityCertificate. */

@@ -9,7 +9,7 @@ import { Kysely, sql, type CompiledQuery } from 'kysely';
 import { schemaName } from '@edge/config';
 import { seqScansOf } from '@edge/testing';
 import type { AuthEvents } from '../src/events.js';
-import { createStore, type AuthStore } from '../src/store.js';
+import { createStore, type AuthStore } from '../src/store/api-session.js';
 import { createHarness, type Harness } from './harness.js';
 
 const ROWS = 3_000;

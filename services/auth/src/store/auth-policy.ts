@@ -4,35 +4,10 @@
 import { isUniqueViolation } from '@edge/db';
 import { fieldError, notFound } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
-import type { AuthPolicy, AuthPolicyInput } from './domain/auth-policy.js';
-import type { AuthEvents } from './events.js';
-import type { AuthDatabase } from './store.js';
-
-type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
-type Timestamp = ColumnType<Date, Date | undefined, Date>;
-
-/** Row type of `auth_policies`. */
-export interface AuthPoliciesTable {
-  id: string;
-  name: string;
-  primary_cert_allowed: boolean;
-  primary_cert_allow_expired_certs: boolean;
-  primary_ext_jwt_allowed: boolean;
-  primary_ext_jwt_allowed_signers: string[];
-  primary_updb_allowed: boolean;
-  primary_updb_min_password_length: number;
-  primary_updb_require_mixed_case: boolean;
-  primary_updb_require_number_char: boolean;
-  primary_updb_require_special_char: boolean;
-  primary_updb_max_attempts: number;
-  primary_updb_lockout_duration_minutes: number;
-  secondary_require_totp: boolean;
-  secondary_require_ext_jwt_signer: string | null;
-  tags: Json;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AuthPolicy, AuthPolicyInput } from '../domain/auth-policy.js';
+import type { AuthEvents } from '../events.js';
+import type { AuthDb, AuthPoliciesTable } from './db.js';
 
 /** What a filter on `/auth-policies` may read. */
 export const AUTH_POLICY_FIELDS: FieldMap = {
@@ -104,7 +79,7 @@ function duplicateName(err: unknown, p: AuthPolicyInput): never {
 }
 
 /** Creates the auth policy queries over the auth schema. */
-export function createAuthPolicyStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
+export function createAuthPolicyStore(db: Kysely<AuthDb>, events: AuthEvents) {
   return {
     async insert(id: string, p: AuthPolicyInput): Promise<void> {
       await db.insertInto('auth_policies').values({ id, ...toRow(p) }).execute().catch((err: unknown) => duplicateName(err, p));

@@ -5,10 +5,11 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { inChunks, isUniqueViolation } from '@edge/db';
 import { fieldError, ZitiError } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { ApiSessionRef } from './domain/api-session.js';
-import { methodMax, type Authenticator } from './domain/authenticator.js';
-import type { AuthEvents } from './events.js';
-import { toAuthenticator, type AuthDatabase, type AuthenticatorsTable } from './store.js';
+import type { ApiSessionRef } from '../domain/api-session.js';
+import { methodMax, type Authenticator } from '../domain/authenticator.js';
+import type { AuthEvents } from '../events.js';
+import { toAuthenticator } from './api-session.js';
+import type { AuthDb, AuthenticatorsTable } from './db.js';
 
 /** What a filter on `/authenticators` may read. */
 export const AUTHENTICATOR_FIELDS: FieldMap = {
@@ -44,12 +45,12 @@ export function taken(err: unknown, a: { username?: string; fingerprint?: string
 
 /** Creates the authenticator store over the auth schema. */
 /** Many authenticators in a few statements (bulk import, which ends no session). */
-export async function insertAuthenticatorsInBulk(db: Kysely<AuthDatabase>, list: readonly NewAuthenticator[]): Promise<void> {
+export async function insertAuthenticatorsInBulk(db: Kysely<AuthDb>, list: readonly NewAuthenticator[]): Promise<void> {
   await inChunks(list, (chunk) => db.insertInto('authenticators').values(chunk.map(toRow)).execute().catch((err: unknown) => taken(err, chunk[0]!)));
 }
 
 /** Creates the authenticator queries; deleting one ends its API sessions and announces that in the same transaction. */
-export function createAuthenticatorStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
+export function createAuthenticatorStore(db: Kysely<AuthDb>, events: AuthEvents) {
   return {
     async list(plan: ListPlan, ownerIdentityId?: string): Promise<{ items: Authenticator[]; total: number }> {
       const from = ownerIdentityId ? db.selectFrom('authenticators').where('identity_id', '=', ownerIdentityId) : db.selectFrom('authenticators');

@@ -4,7 +4,7 @@
 import type { AuthServiceHandlers, auth } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
 import { listMeta, listParams, planList } from '@edge/zitiql';
-import { REVOCATION_FIELDS, type Revocation, type Revocations } from './revocations.js';
+import { REVOCATION_FIELDS, type Revocation, type Revocations } from '../revocations.js';
 
 type Handlers = Pick<AsyncHandlers<AuthServiceHandlers>, 'CreateRevocation' | 'GetRevocation' | 'ListRevocations'>;
 

@@ -3,7 +3,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { ApiSessionCertificatesTable, AuthDatabase } from './store.js';
+import type { ApiSessionCertificatesTable, AuthDb } from './db.js';
 
 /** What a filter on `/current-api-session/certificates` may read. */
 export const API_SESSION_CERTIFICATE_FIELDS: FieldMap = {
@@ -35,7 +35,7 @@ function toDomain(r: Selectable<ApiSessionCertificatesTable>): ApiSessionCertifi
 }
 
 /** Creates the store over the auth schema. */
-export function createApiSessionCertificateStore(db: Kysely<AuthDatabase>) {
+export function createApiSessionCertificateStore(db: Kysely<AuthDb>) {
   const own = (apiSessionId: string) => db.selectFrom('api_session_certificates').where('api_session_id', '=', apiSessionId);
   return {
     async insert(c: Omit<ApiSessionCertificate, 'createdAt' | 'updatedAt'>): Promise<void> {

@@ -5,9 +5,9 @@ import { fieldError } from '@edge/errors';
 import type { AuthServiceHandlers, auth } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
 import { listMeta, listParams, planList } from '@edge/zitiql';
-import { EXT_JWT_SIGNER_FIELDS, type ExtJwtSigner, type ExtJwtSignerInput, type TargetToken } from './domain/ext-jwt-signer.js';
-import { EXT_JWT_SIGNER_FIELDS_MAP } from './ext-jwt-signer-store.js';
-import type { ExtJwtSigners } from './ext-jwt-signers.js';
+import { EXT_JWT_SIGNER_FIELDS, type ExtJwtSigner, type ExtJwtSignerInput, type TargetToken } from '../domain/ext-jwt-signer.js';
+import { EXT_JWT_SIGNER_FIELDS_MAP } from '../store/ext-jwt-signer.js';
+import type { ExtJwtSigners } from '../ext-jwt-signers.js';
 
 type Handlers = Pick<AsyncHandlers<AuthServiceHandlers>,
   'CreateExternalJwtSigner' | 'GetExternalJwtSigner' | 'ListExternalJwtSigners' | 'UpdateExternalJwtSigner' | 'DeleteExternalJwtSigner'>;

@@ -1,46 +1,13 @@
 /**
  * External JWT signer queries, and the row ↔ domain mapping.
  */
-import { sql, type ColumnType, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation } from '@edge/db';
 import { fieldError, notFound } from '@edge/errors';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { ExtJwtSigner, ExtJwtSignerInput, SignerCertificate, TargetToken } from './domain/ext-jwt-signer.js';
-import type { AuthEvents } from './events.js';
-import type { AuthDatabase } from './store.js';
-
-type Timestamp = ColumnType<Date, Date | undefined, Date>;
-type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
-
-/** Row type of `external_jwt_signers`. */
-export interface ExternalJwtSignersTable {
-  id: string;
-  name: string;
-  cert_pem: string | null;
-  jwks_endpoint: string | null;
-  kid: string | null;
-  issuer: string;
-  audience: string;
-  claims_property: string;
-  use_external_id: boolean;
-  external_auth_url: string | null;
-  client_id: string | null;
-  scopes: string[];
-  target_token: TargetToken;
-  enabled: boolean;
-  enroll_to_cert_enabled: boolean;
-  enroll_to_token_enabled: boolean;
-  enroll_auth_policy_id: string;
-  enroll_name_claims_selector: string;
-  enroll_attribute_claims_selector: string;
-  fingerprint: string | null;
-  common_name: string | null;
-  not_before: Date | null;
-  not_after: Date | null;
-  tags: Json;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
+import type { ExtJwtSigner, ExtJwtSignerInput, SignerCertificate, TargetToken } from '../domain/ext-jwt-signer.js';
+import type { AuthEvents } from '../events.js';
+import type { AuthDb, ExternalJwtSignersTable } from './db.js';
 
 /** What a filter on `/external-jwt-signers` may read. */
 export const EXT_JWT_SIGNER_FIELDS_MAP: FieldMap = {
@@ -96,7 +63,7 @@ function taken(err: unknown, s: ExtJwtSignerInput, cert: SignerCertificate | nul
 }
 
 /** Creates the signer store over the auth schema. */
-export function createExtJwtSignerStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
+export function createExtJwtSignerStore(db: Kysely<AuthDb>, events: AuthEvents) {
   return {
     async insert(id: string, s: ExtJwtSignerInput, cert: SignerCertificate | null): Promise<void> {
       await db.insertInto('external_jwt_signers').values({ id, ...toRow(s, cert) }).execute().catch((err: unknown) => taken(err, s, cert));

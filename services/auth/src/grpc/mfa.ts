@@ -3,8 +3,9 @@
  */
 import type { AuthServiceHandlers, auth } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
-import { toProtoApiSession, type HandlerDeps } from './grpc.js';
-import type { MfaView } from './mfa.js';
+import { toProtoApiSession } from './api-session.js';
+import type { HandlerDeps } from './common.js';
+import type { MfaView } from '../mfa.js';
 
 type MfaHandlers = Pick<AsyncHandlers<AuthServiceHandlers>,
   'AuthenticateMfa' | 'EnrollMfa' | 'DetailMfa' | 'DetailMfaQrCode' | 'VerifyMfa' | 'DeleteMfa' |

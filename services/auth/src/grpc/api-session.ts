@@ -1,52 +1,17 @@
 /**
- * gRPC handlers of the AuthService: proto → operation → proto. No rules live here.
+ * gRPC handlers of API sessions (login, validation, listing, ending) and of the identity auth
+ * summaries: proto → operation → proto.
  */
 import type { AuthServiceHandlers, auth } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
-import type { ApiSessions } from './api-sessions.js';
-import type { createAuthenticate } from './authenticate.js';
-import { expirationSeconds, expiresAt, type ApiSession } from './domain/api-session.js';
-import type { IdentityAuthSummary } from './domain/authenticator.js';
-import { authQueries } from './domain/mfa.js';
-import { requiresTotp } from './domain/auth-policy.js';
-import type { Identities, IdentityInfo } from './identities.js';
-import type { MfaOperations } from './mfa.js';
-import type { AuthPolicies } from './auth-policies.js';
-import { createAuthPolicyHandlers } from './grpc-auth-policy.js';
-import { createMfaHandlers } from './grpc-mfa.js';
-import { createAuthenticatorHandlers } from './grpc-authenticator.js';
-import type { Authenticators } from './authenticators.js';
-import { createCertExtensionHandlers, type CertExtension } from './cert-extension.js';
-import type { createApiSessionCertificateHandlers } from './api-session-certificates.js';
-import { createTokenEnrollmentHandlers, type createTokenEnrollment } from './token-enrollment.js';
-import { createExtJwtSignerHandlers } from './grpc-ext-jwt-signer.js';
-import type { ExtJwtSigners } from './ext-jwt-signers.js';
-import { createRevocationHandlers } from './grpc-revocation.js';
-import type { Revocations } from './revocations.js';
-import { API_SESSION_FIELDS, type AuthStore } from './store.js';
 import { listMeta, listParams, planList } from '@edge/zitiql';
-import type { EnrolledAuthenticators } from './enrolled-authenticators.js';
-import type { SecondaryExtJwtCheck } from './secondary-ext-jwt.js';
-
-/** What the handlers call. */
-export interface HandlerDeps {
-  authenticate: ReturnType<typeof createAuthenticate>;
-  apiSessions: ApiSessions;
-  mfa: MfaOperations;
-  policies: AuthPolicies;
-  store: AuthStore;
-  identities: Identities;
-  authenticators: Authenticators;
-  certExtension: CertExtension;
-  tokenEnrollment: ReturnType<typeof createTokenEnrollment>;
-  apiSessionCertificates: ReturnType<typeof createApiSessionCertificateHandlers>;
-  signers: ExtJwtSigners;
-  revocations: Revocations;
-  timeoutMinutes: number;
-  enrolled: EnrolledAuthenticators;
-  secondaryExtJwt: SecondaryExtJwtCheck;
-  checkIntegrity: (fix: boolean) => Promise<Array<{ description: string; fixed: boolean }>>;
-}
+import { expirationSeconds, expiresAt, type ApiSession } from '../domain/api-session.js';
+import type { IdentityAuthSummary } from '../domain/authenticator.js';
+import { authQueries } from '../domain/mfa.js';
+import { requiresTotp } from '../domain/auth-policy.js';
+import type { IdentityInfo } from '../peers/identity.js';
+import { API_SESSION_FIELDS } from '../store/api-session.js';
+import type { HandlerDeps } from './common.js';
 
 /** Maps an API session to its proto form; `token` is only given in the answer to Authenticate. */
 export function toProtoApiSession(s: ApiSession, identity: IdentityInfo | undefined, timeoutMinutes: number, token = ''): auth.ApiSession {
@@ -84,8 +49,11 @@ function toProtoSummary(s: IdentityAuthSummary): auth.IdentityAuthSummary {
   };
 }
 
-/** Creates the AuthService handlers. */
-export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHandlers> {
+type Handlers = Pick<AsyncHandlers<AuthServiceHandlers>,
+  'Authenticate' | 'ValidateSession' | 'GetApiSession' | 'ListApiSessions' | 'DeleteApiSession' | 'GetIdentityAuthSummaries'>;
+
+/** Builds the API session handlers: login, validation, and their management. */
+export function createApiSessionHandlers(deps: HandlerDeps): Handlers {
   const { apiSessions, store, identities, timeoutMinutes } = deps;
 
   /** Adds the extension request of the session's certificate authenticator, if any. */
@@ -96,14 +64,6 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
   };
 
   return {
-    ...createMfaHandlers(deps),
-    ...createAuthenticatorHandlers(deps.authenticators, identities),
-    ...createCertExtensionHandlers(deps.certExtension),
-    ...deps.apiSessionCertificates,
-    ...createTokenEnrollmentHandlers(deps.tokenEnrollment),
-    ...createExtJwtSignerHandlers(deps.signers),
-    ...createRevocationHandlers(deps.revocations),
-    ...createAuthPolicyHandlers(deps.policies),
     async Authenticate(req) {
       const { session, token, identity } = await deps.authenticate(req);
       return withExtendFlags(toProtoApiSession(session, identity, timeoutMinutes, token));
@@ -125,9 +85,6 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
         authSummary: toProtoSummary(summaries[0]!), identityUpdatedAt: identity.updatedAt?.toISOString() ?? '',
       };
     },
-    async CheckIntegrity(req) {
-      return { issues: await deps.checkIntegrity(req.fix) };
-    },
     async GetApiSession(req) {
       const { session, identity } = await apiSessions.get(req.id);
       return withExtendFlags(toProtoApiSession(session, identity, timeoutMinutes));
@@ -145,12 +102,6 @@ export function createHandlers(deps: HandlerDeps): AsyncHandlers<AuthServiceHand
     async GetIdentityAuthSummaries(req) {
       const byId = new Map((await store.authSummariesOf(req.identityIds)).map((s) => [s.identityId, s]));
       return { summaries: req.identityIds.map((id) => toProtoSummary(byId.get(id)!)) };
-    },
-    async CreateCertAuthenticator(req) {
-      return { id: await deps.enrolled.createCert(req.identityId, req.certPem) };
-    },
-    async CreateUpdbAuthenticator(req) {
-      return { id: await deps.enrolled.createUpdb(req.identityId, req.username, req.password) };
     },
   };
 }

@@ -4,10 +4,11 @@
 import type { AuthServiceHandlers, auth } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
 import { listMeta, listParams, planList } from '@edge/zitiql';
-import { AUTHENTICATOR_FIELDS } from './authenticator-store.js';
-import type { Authenticators } from './authenticators.js';
-import type { Authenticator } from './domain/authenticator.js';
-import type { Identities } from './identities.js';
+import { AUTHENTICATOR_FIELDS } from '../store/authenticator.js';
+import type { Authenticators } from '../authenticators.js';
+import type { Authenticator } from '../domain/authenticator.js';
+import type { EnrolledAuthenticators } from '../enrolled-authenticators.js';
+import type { Identities } from '../peers/identity.js';
 
 type Handlers = Pick<AsyncHandlers<AuthServiceHandlers>, 'CreateAuthenticator' | 'GetAuthenticator' | 'ListAuthenticators' | 'UpdateAuthenticator' | 'DeleteAuthenticator' | 'RequestExtendAuthenticator'>;
 
@@ -60,6 +61,18 @@ export function createAuthenticatorHandlers(authenticators: Authenticators, iden
     async DeleteAuthenticator(req) {
       await authenticators.delete(req.id);
       return {};
+    },
+  };
+}
+
+/** Builds the handlers that create the authenticator of a completed enrollment (asked by the pki service). */
+export function createEnrolledAuthenticatorHandlers(enrolled: EnrolledAuthenticators): Pick<AsyncHandlers<AuthServiceHandlers>, 'CreateCertAuthenticator' | 'CreateUpdbAuthenticator'> {
+  return {
+    async CreateCertAuthenticator(req) {
+      return { id: await enrolled.createCert(req.identityId, req.certPem) };
+    },
+    async CreateUpdbAuthenticator(req) {
+      return { id: await enrolled.createUpdb(req.identityId, req.username, req.password) };
     },
   };
 }

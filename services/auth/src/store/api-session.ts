@@ -1,73 +1,14 @@
 /**
- * Every query of the auth service, over its own schema, with row ↔ domain mappers.
+ * The API session queries of the auth service, with the authenticator look-ups login needs and
+ * what spans an identity's authenticators, API sessions and MFA; row ↔ domain mappers.
  */
-import { sql, type ColumnType, type Generated, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
-import type { ApiSession, ApiSessionRef } from './domain/api-session.js';
-import type { AuthEvents } from './events.js';
-import type { Authenticator, AuthenticatorMethod, IdentityAuthSummary } from './domain/authenticator.js';
-import type { AuthPoliciesTable } from './auth-policy-store.js';
-import type { ExternalJwtSignersTable } from './ext-jwt-signer-store.js';
-import type { IdentitiesTable } from './identity-model.js';
-import type { RevocationsTable } from './revocations.js';
-import type { KeyEncryptionTable, MfaRecoveryCodesTable, MfasTable, TotpTokensTable } from './mfa-store.js';
-
-type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
-type Timestamp = ColumnType<Date, Date | undefined, Date>;
-
-/** Row type of `authenticators`. */
-export interface AuthenticatorsTable {
-  id: string;
-  identity_id: string;
-  method: AuthenticatorMethod;
-  username: string | null;
-  password_hash: string | null;
-  fingerprint: string | null;
-  cert_pem: string | null;
-  failed_attempts: Generated<number>;
-  is_extend_requested: Generated<boolean>;
-  is_key_roll_requested: Generated<boolean>;
-  extend_requested_at: Generated<Date | null>;
-  unverified_cert_pem: Generated<string | null>;
-  unverified_fingerprint: Generated<string | null>;
-  is_issued_by_network: Generated<boolean | null>;
-  locked_until: Generated<Date | null>;
-  tags: Generated<Json>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-/** Row type of `api_session_certificates`. */
-export interface ApiSessionCertificatesTable {
-  id: string;
-  api_session_id: string;
-  subject: string;
-  fingerprint: string;
-  valid_from: Date;
-  valid_to: Date;
-  cert_pem: string;
-  created_at: Generated<Date>;
-  updated_at: Generated<Date>;
-}
-
-/** Row type of `api_sessions`. */
-export interface ApiSessionsTable {
-  id: string;
-  token_hash: string;
-  identity_id: string;
-  authenticator_id: string;
-  config_types: string[];
-  ip_address: string;
-  is_mfa_required: boolean;
-  is_mfa_complete: boolean;
-  mfa_failed_attempts: Generated<number>;
-  is_cert_extendable: Generated<boolean>;
-  last_activity_at: Timestamp;
-  tags: Generated<Json>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
+import type { ApiSession, ApiSessionRef } from '../domain/api-session.js';
+import type { AuthEvents } from '../events.js';
+import type { Authenticator, IdentityAuthSummary } from '../domain/authenticator.js';
+import type { ApiSessionsTable, AuthDb, AuthenticatorsTable } from './db.js';
 
 /** What a filter on `/api-sessions` may read. */
 export const API_SESSION_FIELDS: FieldMap = {
@@ -81,21 +22,6 @@ export const API_SESSION_FIELDS: FieldMap = {
   lastActivityAt: field.datetime('last_activity_at'),
   configTypes: field.set('config_types'),
 };
-
-/** The tables of the auth schema. */
-export interface AuthDatabase {
-  authenticators: AuthenticatorsTable;
-  api_sessions: ApiSessionsTable;
-  external_jwt_signers: ExternalJwtSignersTable;
-  revocations: RevocationsTable;
-  mfas: MfasTable;
-  mfa_recovery_codes: MfaRecoveryCodesTable;
-  totp_tokens: TotpTokensTable;
-  key_encryption: KeyEncryptionTable;
-  auth_policies: AuthPoliciesTable;
-  api_session_certificates: ApiSessionCertificatesTable;
-  identities: IdentitiesTable;
-}
 
 /** A new updb authenticator. */
 export interface NewUpdbAuthenticator {
@@ -150,7 +76,7 @@ function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
 }
 
 /** Creates the store over a Kysely bound to the auth schema; an API session's end is announced in its transaction. */
-export function createStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
+export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
   const refs = (rows: Array<{ id: string; identity_id: string }>): ApiSessionRef[] => rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
 
   return {

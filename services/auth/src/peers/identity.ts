@@ -7,8 +7,8 @@ import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { IdentityServiceClient, identity } from '@edge/proto';
 import { orMissing, type RpcClient } from '@edge/rpc';
-import type { IdentityInfo, IdentityRecord } from './domain/identity.js';
-import type { IdentityModel } from './identity-model.js';
+import type { IdentityInfo, IdentityRecord } from '../domain/identity.js';
+import type { IdentityModel } from '../store/identity-model.js';
 
 export type { IdentityInfo };
 

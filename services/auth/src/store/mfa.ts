@@ -2,47 +2,11 @@
  * The MFA queries of the auth service: enrollments, recovery code hashes, replay and attempt
  * counters, TOTP tokens, and the installation's KEK salt.
  */
-import { sql, type ColumnType, type Generated, type Kysely, type Selectable } from 'kysely';
-import type { ApiSessionRef } from './domain/api-session.js';
-import type { Mfa } from './domain/mfa.js';
-import type { AuthEvents } from './events.js';
-import type { AuthDatabase } from './store.js';
-
-type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
-type Timestamp = ColumnType<Date, Date | undefined, Date>;
-
-/** Row type of `mfas`. */
-export interface MfasTable {
-  id: string;
-  identity_id: string;
-  is_verified: Generated<boolean>;
-  secret_sealed: string;
-  recovery_codes_sealed: string;
-  // bigint comes back from pg as a string
-  last_totp_step: ColumnType<string | null, number | null | undefined, number | null>;
-  tags: Generated<Json>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-/** Row type of `mfa_recovery_codes`. */
-export interface MfaRecoveryCodesTable {
-  mfa_id: string;
-  code_hash: string;
-}
-
-/** Row type of `totp_tokens`. */
-export interface TotpTokensTable {
-  token_hash: string;
-  api_session_id: string;
-  issued_at: Timestamp;
-}
-
-/** Row type of `key_encryption`. */
-export interface KeyEncryptionTable {
-  id: Generated<boolean>;
-  scrypt_salt: Buffer;
-}
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { ApiSessionRef } from '../domain/api-session.js';
+import type { Mfa } from '../domain/mfa.js';
+import type { AuthEvents } from '../events.js';
+import type { AuthDb, MfasTable } from './db.js';
 
 /** A new enrollment with the hashes of its recovery codes. */
 export interface NewMfa {
@@ -68,7 +32,7 @@ function toMfa(row: Selectable<MfasTable>): Mfa {
 }
 
 /** Creates the MFA queries over the auth schema. */
-export function createMfaStore(db: Kysely<AuthDatabase>, events: AuthEvents) {
+export function createMfaStore(db: Kysely<AuthDb>, events: AuthEvents) {
   return {
     /** The identity's enrollment, if any. */
     async findByIdentity(identityId: string): Promise<Mfa | undefined> {

@@ -6,7 +6,7 @@
  * racing them gets in, whatever the identity service has been told yet.
  */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import type { AuthDatabase } from './store.js';
+import type { AuthDb } from './db.js';
 
 /** What a policy says about consecutive wrong passwords. */
 export interface LockoutRule {
@@ -17,11 +17,11 @@ export interface LockoutRule {
 }
 
 /** The row is not locked now. */
-const unlocked = (eb: ExpressionBuilder<AuthDatabase, 'authenticators'>) =>
+const unlocked = (eb: ExpressionBuilder<AuthDb, 'authenticators'>) =>
   eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]);
 
 /** Creates the lockout statements over the auth schema. */
-export function createLockoutStore(db: Kysely<AuthDatabase>) {
+export function createLockoutStore(db: Kysely<AuthDb>) {
   return {
     /**
      * Counts one wrong password, unless the row is locked already; true when this failure

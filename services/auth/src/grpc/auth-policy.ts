@@ -5,9 +5,9 @@ import { fieldError } from '@edge/errors';
 import type { AuthServiceHandlers, auth } from '@edge/proto';
 import type { AsyncHandlers } from '@edge/rpc';
 import { listMeta, listParams, planList } from '@edge/zitiql';
-import { AUTH_POLICY_FIELDS } from './auth-policy-store.js';
-import type { AuthPolicies } from './auth-policies.js';
-import type { AuthPolicy, AuthPolicyInput } from './domain/auth-policy.js';
+import { AUTH_POLICY_FIELDS } from '../store/auth-policy.js';
+import type { AuthPolicies } from '../auth-policies.js';
+import type { AuthPolicy, AuthPolicyInput } from '../domain/auth-policy.js';
 
 type AuthPolicyHandlers = Pick<AsyncHandlers<AuthServiceHandlers>,
   'CreateAuthPolicy' | 'GetAuthPolicy' | 'ListAuthPolicies' | 'UpdateAuthPolicy' | 'DeleteAuthPolicy'>;

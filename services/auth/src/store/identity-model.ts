@@ -1,0 +1,139 @@
+/**
+ * The auth service's read model of identities: what login, API session validation and the
+ * principal need of an identity the identity service owns, kept from its events and a periodic
+ * reconciliation (ARCHITECTURE.md rule 8), so those paths never ask the identity service.
+ *
+ * Each row carries the identity's `updated_at` as its version: an event or a reconciled row
+ * replaces it only when at least as new (and, when equally new, different), so a late older
+ * event never overwrites a newer row and a repeated one changes nothing. A deletion leaves a
+ * row marked deleted, which nothing older brings back. Whenever a row changes, an
+ * `edge.auth.principal.updated` event is recorded in the same transaction: the gateway drops the
+ * cached principals of that identity only once this model can answer with the change.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Outbox } from '@edge/outbox';
+import { identityFromEvent, isDisabledNow, type IdentityInfo, type IdentityRecord } from '../domain/identity.js';
+import type { AuthDb, IdentitiesTable } from './db.js';
+
+/** Published when what the principals of an identity carry changed in this service; payload `{identityId}`. */
+export const PRINCIPAL_UPDATED = 'edge.auth.principal.updated';
+
+type Db = Kysely<AuthDb>;
+
+const toRow = (r: IdentityRecord, deleted: boolean) => ({
+  id: r.id, name: r.name, type_id: r.typeId, is_admin: r.isAdmin, is_default_admin: r.isDefaultAdmin, disabled: r.disabled,
+  disabled_until: r.disabledUntil, auth_policy_id: r.authPolicyId || 'default', external_id: r.externalId, permissions: r.permissions,
+  role_attributes: r.roleAttributes, deleted, updated_at: r.updatedAt, seen_at: sql<Date>`now()` as unknown as Date,
+});
+
+/** The columns whose change is a change of the identity (compared when two versions are equally new). */
+const CONTENT = ['name', 'type_id', 'is_admin', 'is_default_admin', 'disabled', 'disabled_until', 'auth_policy_id', 'external_id', 'permissions', 'role_attributes', 'deleted'] as const;
+const contentOf = (table: string) => sql.join(CONTENT.map((c) => sql.ref(`${table}.${c}`)));
+
+function toInfo(r: Omit<IdentitiesTable, 'seen_at'>, now = new Date()): IdentityInfo {
+  return {
+    id: r.id, name: r.name, isAdmin: r.is_admin, isDefaultAdmin: r.is_default_admin,
+    disabled: isDisabledNow(r.disabled, r.disabled_until, now), authPolicyId: r.auth_policy_id,
+    permissions: r.permissions, roleAttributes: r.role_attributes, externalId: r.external_id, updatedAt: r.updated_at,
+  };
+}
+
+/** What a look-up by id found: the identity, that it was deleted, or nothing known. */
+export type ModelLookup = { state: 'present'; identity: IdentityInfo } | { state: 'deleted' } | { state: 'unknown' };
+
+/** Creates the read model over the auth schema; changes record their event through `outbox`. */
+export function createIdentityModel(db: Db, outbox: Outbox<AuthDb>) {
+  /** Upserts `records` where newer; the ids whose row changed (their events recorded). */
+  async function upsert(trx: Db, records: readonly IdentityRecord[], deleted: boolean): Promise<string[]> {
+    if (records.length === 0) return [];
+    const rows = await trx.insertInto('identities').values(records.map((r) => toRow(r, deleted)))
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+        name: eb.ref('excluded.name'), type_id: eb.ref('excluded.type_id'), is_admin: eb.ref('excluded.is_admin'),
+        is_default_admin: eb.ref('excluded.is_default_admin'), disabled: eb.ref('excluded.disabled'),
+        disabled_until: eb.ref('excluded.disabled_until'), auth_policy_id: eb.ref('excluded.auth_policy_id'),
+        external_id: eb.ref('excluded.external_id'), permissions: eb.ref('excluded.permissions'),
+        role_attributes: eb.ref('excluded.role_attributes'), deleted: eb.ref('excluded.deleted'),
+        updated_at: eb.ref('excluded.updated_at'), seen_at: eb.ref('excluded.seen_at'),
+      })).where(sql<boolean>`not identities.deleted and (identities.updated_at < excluded.updated_at
+        or (identities.updated_at = excluded.updated_at and (${contentOf('identities')}) is distinct from (${contentOf('excluded')})))`))
+      .returning('id').execute();
+    const changed = rows.map((r) => r.id);
+    for (const id of changed) await outbox.enqueue(trx, PRINCIPAL_UPDATED, { identityId: id });
+    return changed;
+  }
+
+  const forget = async (id: string): Promise<void> => {
+    await outbox.transaction(async (trx) => {
+      const gone = await trx.deleteFrom('identities').where('id', '=', id).where('deleted', '=', false).executeTakeFirst();
+      if (Number(gone.numDeletedRows) > 0) await outbox.enqueue(trx, PRINCIPAL_UPDATED, { identityId: id });
+    });
+  };
+
+  return {
+    /**
+     * Applies an `edge.identity.identity.*` payload. One this model cannot read (sent before the
+     * identity service announced every field) makes it forget the row, so the next look-up asks.
+     */
+    async applyEvent(data: { id: string }, change: 'changed' | 'deleted'): Promise<void> {
+      const record = identityFromEvent(data);
+      if (!record) return forget(data.id);
+      await outbox.transaction((trx) => upsert(trx, [record], change === 'deleted'));
+    },
+
+    /** Applies an identity's state (an event, or what the identity service answered); true when the row changed. */
+    async apply(record: IdentityRecord): Promise<boolean> {
+      return (await outbox.transaction((trx) => upsert(trx, [record], false))).length > 0;
+    },
+
+    /** Applies many identities' states in one statement (reconciliation); the ids whose row changed. */
+    async applyMany(records: readonly IdentityRecord[]): Promise<string[]> {
+      return outbox.transaction((trx) => upsert(trx, records, false));
+    },
+
+    /**
+     * Marks deleted the rows with ids after `afterId` (and up to `throughId`, when given) that are
+     * not in `present`, and that no event or reconciliation touched since `quietSince`: what the
+     * identity service no longer lists. The ids marked.
+     */
+    async markDeletedExcept(range: { afterId?: string; throughId?: string }, present: readonly string[], quietSince: Date): Promise<string[]> {
+      return outbox.transaction(async (trx) => {
+        let q = trx.updateTable('identities')
+          .set({ deleted: true, updated_at: sql<Date>`greatest(updated_at, now())`, seen_at: sql<Date>`now()` })
+          .where('deleted', '=', false).where('seen_at', '<', quietSince);
+        if (range.afterId !== undefined) q = q.where('id', '>', range.afterId);
+        if (range.throughId !== undefined) q = q.where('id', '<=', range.throughId);
+        if (present.length > 0) q = q.where('id', 'not in', present);
+        const ids = (await q.returning('id').execute()).map((r) => r.id);
+        for (const id of ids) await outbox.enqueue(trx, PRINCIPAL_UPDATED, { identityId: id });
+        return ids;
+      });
+    },
+
+    async find(id: string): Promise<ModelLookup> {
+      const row = await db.selectFrom('identities').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!row) return { state: 'unknown' };
+      return row.deleted ? { state: 'deleted' } : { state: 'present', identity: toInfo(row) };
+    },
+
+    async findByExternalId(externalId: string): Promise<IdentityInfo | undefined> {
+      const row = await db.selectFrom('identities').selectAll().where('external_id', '=', externalId).where('deleted', '=', false).executeTakeFirst();
+      return row && toInfo(row);
+    },
+
+    /** The identities of `ids` this model holds, and the ids it knows to be deleted. */
+    async findMany(ids: readonly string[]): Promise<{ found: Map<string, IdentityInfo>; deleted: Set<string> }> {
+      const found = new Map<string, IdentityInfo>();
+      const deleted = new Set<string>();
+      if (ids.length === 0) return { found, deleted };
+      const rows = await db.selectFrom('identities').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+      const now = new Date();
+      for (const r of rows) {
+        if (r.deleted) deleted.add(r.id);
+        else found.set(r.id, toInfo(r, now));
+      }
+      return { found, deleted };
+    },
+  };
+}
+
+export type IdentityModel = ReturnType<typeof createIdentityModel>;
