@@ -39,10 +39,15 @@ it('runs every scenario at small scale and writes the result', async () => {
       expect(s.ratio, s.name).toBeGreaterThan(0);
       expect(s.ratio, s.name).toBeCloseTo(s.requestsPerSecond / result.baseline.requestsPerSecond, 2);
       expect(s.requests, s.name).toBeGreaterThan(0);
-      // Every request reaches a service and its database, and the counts say how often.
-      expect(s.counts?.grpcCallsPerRequest, s.name).toBeGreaterThan(0);
-      expect(s.counts?.sqlStatementsPerRequest, s.name).toBeGreaterThan(0);
-      expect(Object.keys(s.counts.grpcCallsByMethod).length, s.name).toBeGreaterThan(0);
+      // Every request but current-identity (answered from the gateway's caches once warm)
+      // reaches a service and its database, and the counts say how often.
+      const warmFromCache = s.name === 'current-identity';
+      expect(s.counts?.grpcCallsPerRequest, s.name).toBeGreaterThanOrEqual(0);
+      if (!warmFromCache) {
+        expect(s.counts?.grpcCallsPerRequest, s.name).toBeGreaterThan(0);
+        expect(s.counts?.sqlStatementsPerRequest, s.name).toBeGreaterThan(0);
+        expect(Object.keys(s.counts.grpcCallsByMethod).length, s.name).toBeGreaterThan(0);
+      }
     }
     expect(result.baseline.counts).toBeUndefined();
     // The raw scrypt rate of the same run, and the login scenario as a share of it.

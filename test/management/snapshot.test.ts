@@ -38,11 +38,27 @@ async function digest(): Promise<Record<string, string>> {
   }
 }
 
+/**
+ * The digest once the writes other services make from events have settled (the auth service's
+ * read model applies the identity created a moment ago, and records the event in its inbox):
+ * two digests a moment apart that agree.
+ */
+async function settledDigest(): Promise<Record<string, string>> {
+  let last = await digest();
+  for (let i = 0; i < 25; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const next = await digest();
+    if (JSON.stringify(next) === JSON.stringify(last)) return next;
+    last = next;
+  }
+  throw new Error('the schemas did not settle within 5 s');
+}
+
 describe('database snapshot', () => {
   it('writes a snapshot of every schema that restores to identical data', async () => {
     const keep = (await post('/identities', { name: 'snap-keep', type: 'User', isAdmin: false, roleAttributes: ['a'] })).body.data.id;
     await post('/services', { name: 'snap-svc', encryptionRequired: true });
-    const before = await digest();
+    const before = await settledDigest();
     expect(Object.keys(before).some((k) => k.endsWith('_identity.identities'))).toBe(true);
     expect(Object.keys(before).some((k) => k.endsWith('_policy.services'))).toBe(true);
 
