@@ -67,3 +67,15 @@ describe('the trace of a request when no span is recorded', () => {
     expect(got.sent).toBeNull();
   });
 });
+
+describe('a JSON answer', () => {
+  it('is sent as UTF-8 JSON whose content-length counts bytes, not characters', async () => {
+    const app = Fastify();
+    createRouter(app, {} as SessionCache)('GET', '/probe', 'public', async () => ({ body: { data: { name: 'zürich-東京' } } }));
+    const r = await app.inject({ method: 'GET', url: '/probe' });
+    await app.close();
+    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(r.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify({ data: { name: 'zürich-東京' } })));
+    expect(r.json()).toEqual({ data: { name: 'zürich-東京' } });
+  });
+});
