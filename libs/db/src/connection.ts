@@ -13,6 +13,7 @@ import { processMetrics } from '@edge/metrics';
 import { createPgliteDialect } from './pglite-dialect.js';
 import { asDatabaseError } from './errors.js';
 import { countStatement } from './statements.js';
+import { isStalePrepared, preparedName } from './prepared.js';
 
 /** An open database; create per-service query builders with `createDb`. */
 export interface DbConnection {
@@ -105,6 +106,14 @@ function openPool(url: string, opts: OpenConnectionOptions): DbConnection {
  * to idle clients, and an `error` nobody listens to ends the process. The query under way
  * rejects with the same error, so the listener here only keeps the process alive.
  */
+/** Per pooled connection, the named statements it runs unnamed (see prepared.ts). */
+const unprepared = new WeakMap<pg.PoolClient, Set<string>>();
+function unpreparedOn(client: pg.PoolClient): Set<string> {
+  let names = unprepared.get(client);
+  if (!names) unprepared.set(client, (names = new Set()));
+  return names;
+}
+
 async function connectClient(pool: pg.Pool, log?: Logger): Promise<PostgresPoolClient> {
   let client: pg.PoolClient;
   try {
@@ -115,8 +124,16 @@ async function connectClient(pool: pg.Pool, log?: Logger): Promise<PostgresPoolC
   const onError = (err: Error) => log?.warn({ err }, 'postgres connection lost while in use');
   client.on('error', onError);
   const query = (...args: unknown[]): unknown => {
-    const [first] = args;
+    const [first, values] = args;
     countStatement(typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text ?? '');
+    const name = typeof first === 'string' ? preparedName(first) : undefined;
+    if (name !== undefined && !unpreparedOn(client).has(name)) {
+      return client.query({ name, text: first as string, values: values as unknown[] }).catch((err: unknown) => {
+        if (!isStalePrepared(err)) throw asDatabaseError(err);
+        unpreparedOn(client).add(name);
+        return client.query(first as string, values as unknown[]).catch((again: unknown) => { throw asDatabaseError(again); });
+      });
+    }
     const r = (client.query as (...a: unknown[]) => unknown).apply(client, args);
     return r instanceof Promise ? r.catch((err: unknown) => { throw asDatabaseError(err); }) : r;
   };

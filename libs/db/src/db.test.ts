@@ -133,7 +133,33 @@ describe.each(backends)('on %s', (kind, open) => {
     expect(await db.transaction().execute((trx) => byIdAndSize(trx, 'pc1', 1))).toEqual([{ id: 'pc1', name: 'first' }]);
     // An argument that shapes the SQL instead of being bound cannot be reused.
     const shaped = precompiled(1, (column: string) => db.selectFrom('items').select(sql.ref(column).as('x')));
-    await expect(shaped(db, 'name')).rejects.toThrow(/one bound parameter/);
+    await expect(shaped(db, 'name')).rejects.toThrow(/a bound parameter/);
+    // An argument may be bound more than once.
+    const twice = precompiled(1, (id: string) => db.selectFrom('items').select('id').where('id', '=', id).where(sql<boolean>`${id}::text is not null`));
+    expect(await twice(db, 'pc2')).toEqual([{ id: 'pc2' }]);
+  });
+
+  it.runIf(kind === 'postgres')('runs a precompiled query as a statement the server keeps prepared, and unnamed once a migration changed its table', async () => {
+    const one = await openConnection({ url: DATABASE_URL, poolSize: 1 });
+    try {
+      const db = createDb<TestDb>(one, schema);
+      await db.insertInto('items').values({ id: 'np1', name: 'named', size: 7 }).execute();
+      const whole = precompiled(1, (id: string) => db.selectFrom('items').selectAll().where('id', '=', id));
+      expect(await whole(db, 'np1')).toMatchObject([{ id: 'np1', name: 'named', size: 7 }]);
+      // The pool's one connection holds it under its name.
+      const held = await sql<{ name: string }>`select name from pg_prepared_statements where statement like '%"np%' or statement like ${'%' + schema + '%'}`.execute(db);
+      expect(held.rows.map((r) => r.name)).toEqual([expect.stringMatching(/^edge_/)]);
+      // A newer replica's migration adds a column the prepared `select *` did not have.
+      await sql.raw(`alter table ${quoteSchemaName(schema)}.items add column extra text`).execute(db);
+      try {
+        expect(await whole(db, 'np1')).toMatchObject([{ id: 'np1', name: 'named', extra: null }]);
+        expect(await whole(db, 'np1')).toMatchObject([{ id: 'np1', extra: null }]);
+      } finally {
+        await sql.raw(`alter table ${quoteSchemaName(schema)}.items drop column extra`).execute(db);
+      }
+    } finally {
+      await one.close();
+    }
   });
 
   it('rolls back a transaction whose callback throws', async () => {
