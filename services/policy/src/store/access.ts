@@ -5,7 +5,8 @@
  * router policies selecting the service, and either the edge routers both select, matched in the
  * read model of edge routers (store/edge-router-model.ts), or both sides' roles, for the identity
  * service to match. */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Compilable, type RawBuilder } from 'kysely';
+import { precompiled } from '@edge/db';
 import type { GrantingPolicy } from '../domain/evaluation.js';
 import type { PolicyKysely } from './db.js';
 import { edgeRouterFromJson, type AccessRouters } from './edge-router-model.js';
@@ -107,7 +108,40 @@ type ReadRow = PolicyCheckRow & {
   identity_count?: string; service_count?: string; routers?: Array<Record<string, unknown>>; selections?: Array<EdgeRouterSelection & { side: string }>;
 };
 
+/** The statement of a read for `routers`, over `caller` and `serviceId`. */
+function accessQuery(db: PolicyKysely, caller: Caller, serviceId: string, routers: RoutersWanted | undefined) {
+  let q = (withGrants(db, caller) as Any)
+    .with('svc', (c: Any) => c.selectFrom('services').select(['id', 'name', 'role_attributes']).where('id', '=', serviceId))
+    .with('gr', (c: Any) => c.selectFrom('grants').select(['grants.service_id', 'grants.permissions', 'grants.policy_ids']).where('grants.service_id', '=', serviceId));
+  // The policy ids as one array (an init plan), so the policies are read by primary key.
+  q = withPostureChecks(q, (d) => d.selectFrom('service_policies').where(sql<boolean>`id = any((select gr.policy_ids from gr)::text[])`));
+  if (routers) q = withRouterPolicies(q, db, caller);
+  if (routers?.from === 'model') q = q.with('by_identity', (d: Any) => routersSelectedBy(d, 'erp')).with('by_service', (d: Any) => routersSelectedBy(d, 'serp'));
+  const from = q.selectFrom('svc').leftJoin('gr', (j: Any) => j.onTrue()).leftJoin('gp', (j: Any) => j.onTrue());
+  return selectPolicyChecks(from).select(['svc.id as service_id', 'svc.name as service_name', 'gr.permissions as permissions'])
+    .select(routers ? routerColumns(routers) : []) as Compilable<ReadRow>;
+}
+
+type AccessStatement = (db: PolicyKysely, identityId: string, roleAttributes: string[], serviceId: string) => Promise<ReadRow[]>;
+
 export function createAccessStore(db: PolicyKysely) {
+  /**
+   * The statement of each kind of read, built and compiled once (and kept prepared by the
+   * server): it is read on every session creation, and building, compiling, parsing and planning
+   * a statement this size cost several times what running it does.
+   */
+  const statements = new Map<string, AccessStatement>();
+  const statementFor = (routers: RoutersWanted | undefined): AccessStatement => {
+    const key = routers ? JSON.stringify(routers) : '';
+    let statement = statements.get(key);
+    if (!statement) {
+      statement = precompiled(3, (identityId: string, roleAttributes: string[], serviceId: string) =>
+        accessQuery(db, { identityId, roleAttributes }, serviceId, routers));
+      statements.set(key, statement);
+    }
+    return statement;
+  };
+
   return {
     /**
      * The service with the caller's grant on it and the granting policies with their posture
@@ -116,16 +150,7 @@ export function createAccessStore(db: PolicyKysely) {
      * repeated on each; undefined when the service does not exist.
      */
     async read(caller: Caller, serviceId: string, routers?: RoutersWanted): Promise<AccessRead | undefined> {
-      let q = (withGrants(db, caller) as Any)
-        .with('svc', (c: Any) => c.selectFrom('services').select(['id', 'name', 'role_attributes']).where('id', '=', serviceId))
-        .with('gr', (c: Any) => c.selectFrom('grants').select(['grants.service_id', 'grants.permissions', 'grants.policy_ids']).where('grants.service_id', '=', serviceId));
-      // The policy ids as one array (an init plan), so the policies are read by primary key.
-      q = withPostureChecks(q, (d) => d.selectFrom('service_policies').where(sql<boolean>`id = any((select gr.policy_ids from gr)::text[])`));
-      if (routers) q = withRouterPolicies(q, db, caller);
-      if (routers?.from === 'model') q = q.with('by_identity', (d: Any) => routersSelectedBy(d, 'erp')).with('by_service', (d: Any) => routersSelectedBy(d, 'serp'));
-      const from = q.selectFrom('svc').leftJoin('gr', (j: Any) => j.onTrue()).leftJoin('gp', (j: Any) => j.onTrue());
-      const rows = await selectPolicyChecks(from).select(['svc.id as service_id', 'svc.name as service_name', 'gr.permissions as permissions'])
-        .select(routers ? routerColumns(routers) : []).execute() as ReadRow[];
+      const rows = await statementFor(routers)(db, caller.identityId, caller.roleAttributes, serviceId);
       const first = rows[0];
       if (!first) return undefined;
       const grant = {
