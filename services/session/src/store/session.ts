@@ -3,6 +3,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
+import { precompiled } from '@edge/db';
 import { entityFields, field, runList, withCondition, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { Session, SessionType } from '../domain/session.js';
 import type { PolicyFailure } from '../domain/posture.js';
@@ -55,20 +56,27 @@ export interface SessionFilter {
 
 /** Creates the session store over the service's own schema. */
 export function createSessionRecords(db: Kysely<SessionDb>) {
+  // The statements of every session creation: built and compiled once, kept prepared by the server.
+  const existing = precompiled(3, (apiSessionId: string, serviceId: string, type: SessionType) => db.selectFrom('sessions').selectAll()
+    .where('api_session_id', '=', apiSessionId).where('service_id', '=', serviceId).where('type', '=', type));
+  const insert = precompiled(9, (
+    id: string, token: string, apiSessionId: string, identityId: string, serviceId: string, serviceName: string, type: SessionType,
+    servicePolicyIds: string[], tags: string,
+  ) => db.insertInto('sessions').values({
+    id, token, api_session_id: apiSessionId, identity_id: identityId, service_id: serviceId, service_name: serviceName, type,
+    service_policy_ids: servicePolicyIds, tags,
+  }).onConflict((oc) => oc.columns(['api_session_id', 'service_id', 'type']).doNothing()).returningAll());
+
   return {
     /** The session of (API session, service, type), if one exists. */
     async findExisting(apiSessionId: string, serviceId: string, type: SessionType): Promise<Session | undefined> {
-      const r = await db.selectFrom('sessions').selectAll().where('api_session_id', '=', apiSessionId)
-        .where('service_id', '=', serviceId).where('type', '=', type).executeTakeFirst();
+      const [r] = await existing(db, apiSessionId, serviceId, type);
       return r && toDomain(r);
     },
 
     /** Inserts a session in one statement; a concurrent twin wins and is returned instead. */
     async create(s: Omit<Session, 'createdAt' | 'updatedAt'>): Promise<Session> {
-      const inserted = await db.insertInto('sessions').values({
-        id: s.id, token: s.token, api_session_id: s.apiSessionId, identity_id: s.identityId, service_id: s.serviceId,
-        service_name: s.serviceName, type: s.type, service_policy_ids: s.servicePolicyIds, tags: JSON.stringify(s.tags),
-      }).onConflict((oc) => oc.columns(['api_session_id', 'service_id', 'type']).doNothing()).returningAll().executeTakeFirst();
+      const [inserted] = await insert(db, s.id, s.token, s.apiSessionId, s.identityId, s.serviceId, s.serviceName, s.type, s.servicePolicyIds, JSON.stringify(s.tags));
       return inserted ? toDomain(inserted) : (await this.findExisting(s.apiSessionId, s.serviceId, s.type))!;
     },
 
