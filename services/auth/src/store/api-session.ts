@@ -3,7 +3,7 @@
  * what spans an identity's authenticators, API sessions and MFA; row ↔ domain mappers.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { isUniqueViolation } from '@edge/db';
+import { isUniqueViolation, precompiled } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSession, ApiSessionRef } from '../domain/api-session.js';
 import type { AuthEvents } from '../events.js';
@@ -78,6 +78,20 @@ function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
 /** Creates the store over a Kysely bound to the auth schema; an API session's end is announced in its transaction. */
 export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
   const refs = (rows: Array<{ id: string; identity_id: string }>): ApiSessionRef[] => rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
+  /** The authentication summaries of the identities of `ids` (every page of the identity list reads them): compiled once, kept prepared. */
+  const summaries = precompiled(1, (ids: string[]) => {
+    const id = sql.ref<string>('ids.ids');
+    return db.selectFrom(sql<{ ids: string }>`unnest(${ids}::text[])`.as('ids'))
+      .leftJoin('authenticators as u', (j) => j.on('u.identity_id', '=', id).on('u.method', '=', 'updb'))
+      .leftJoin('authenticators as c', (j) => j.on('c.identity_id', '=', id).on('c.method', '=', 'cert'))
+      .select((eb) => [
+        id.as('identityId'), 'u.id as updbId', 'u.username as updbUsername', 'c.id as certId', 'c.fingerprint as certFingerprint',
+        // `offset 0` keeps each look-up a probe of the identity_id index per identity asked
+        // for, where the planner would otherwise hash every API session (or MFA) of the table.
+        eb.exists(eb.selectFrom('api_sessions as s').select('s.id').where('s.identity_id', '=', id).offset(0)).as('hasApiSession'),
+        eb.exists(eb.selectFrom('mfas as m').select('m.id').where('m.identity_id', '=', id).where('m.is_verified', '=', true).offset(0)).as('isMfaEnabled'),
+      ]);
+  });
 
   return {
     /** The updb authenticator with this username, if any. */
@@ -164,18 +178,7 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
     async authSummariesOf(identityIds: readonly string[]): Promise<IdentityAuthSummary[]> {
       const ids = [...new Set(identityIds)];
       if (ids.length === 0) return [];
-      const id = sql.ref<string>('ids.ids');
-      const rows = await db.selectFrom(sql<{ ids: string }>`unnest(${ids}::text[])`.as('ids'))
-        .leftJoin('authenticators as u', (j) => j.on('u.identity_id', '=', id).on('u.method', '=', 'updb'))
-        .leftJoin('authenticators as c', (j) => j.on('c.identity_id', '=', id).on('c.method', '=', 'cert'))
-        .select((eb) => [
-          id.as('identityId'), 'u.id as updbId', 'u.username as updbUsername', 'c.id as certId', 'c.fingerprint as certFingerprint',
-          // `offset 0` keeps each look-up a probe of the identity_id index per identity asked
-          // for, where the planner would otherwise hash every API session (or MFA) of the table.
-          eb.exists(eb.selectFrom('api_sessions as s').select('s.id').where('s.identity_id', '=', id).offset(0)).as('hasApiSession'),
-          eb.exists(eb.selectFrom('mfas as m').select('m.id').where('m.identity_id', '=', id).where('m.is_verified', '=', true).offset(0)).as('isMfaEnabled'),
-        ])
-        .execute();
+      const rows = await summaries(db, ids);
       return rows.map((r) => ({
         identityId: r.identityId,
         updb: r.updbId ? { id: r.updbId, username: r.updbUsername ?? '' } : undefined,

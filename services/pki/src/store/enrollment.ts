@@ -3,7 +3,7 @@
  * rows out sealed and the caller opens them (enrollments.ts), so nothing here sees a secret.
  */
 import { sql, type Selectable } from 'kysely';
-import { isUniqueViolation } from '@edge/db';
+import { isUniqueViolation, precompiled } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import { enrollmentExists, type Enrollment } from '../domain/enrollment.js';
 import type { EnrollmentsTable, PkiKysely } from './db.js';
@@ -54,6 +54,9 @@ function toRow(e: NewEnrollment) {
 
 /** Creates the enrollment store over the pki schema. */
 export function createEnrollmentStore(db: PkiKysely) {
+  /** The enrollments of identities (every page of the identity list reads them): compiled once, kept prepared. */
+  const ofIdentities = precompiled(1, (ids: string[]) => db.selectFrom('enrollments').selectAll()
+    .where(sql<boolean>`identity_id = any(${ids}::text[])`).orderBy('created_at').orderBy('id'));
   const store = {
     /** Inserts; ENROLLMENT_EXISTS when the owner already has one of this method. */
     async insert(e: NewEnrollment): Promise<StoredEnrollment> {
@@ -85,6 +88,7 @@ export function createEnrollmentStore(db: PkiKysely) {
     async of(owners: { identityIds: string[]; edgeRouterIds: string[]; transitRouterIds: string[] }): Promise<StoredEnrollment[]> {
       const { identityIds, edgeRouterIds, transitRouterIds } = owners;
       if (identityIds.length + edgeRouterIds.length + transitRouterIds.length === 0) return [];
+      if (edgeRouterIds.length + transitRouterIds.length === 0) return (await ofIdentities(db, identityIds)).map(toStored);
       const rows = await db.selectFrom('enrollments').selectAll().where((eb) => eb.or([
         ...(identityIds.length ? [eb('identity_id', 'in', identityIds)] : []),
         ...(edgeRouterIds.length ? [eb('edge_router_id', 'in', edgeRouterIds)] : []),
