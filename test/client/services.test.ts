@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestController, type TestController } from '../support/controller.js';
+import { grpcCallsOf } from '../support/metrics.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 
 const M = '/edge/management/v1';
@@ -116,6 +117,25 @@ describe('client services', () => {
     const one = await c.http.get(`${C}/services/${web}?configTypes=host.v1`, { session: eu.token, expectStatus: 200 });
     expect(one.body.data.config).toEqual({ 'host.v1': { protocol: 'tcp', address: 'localhost', port: 8443 } });
     await del(`/service-policies/${policy}`);
+  });
+
+  it('sends a page again while nothing it shows changed, and shows a change of a config or a service on the next read', async () => {
+    const intercept = await post('/configs', { name: 'again-intercept', configTypeId: 'g7cIWbcGg', data: { protocols: ['tcp'], addresses: ['again.ziti'], portRanges: [{ low: 80, high: 80 }] } });
+    await patch(`/services/${db}`, { configs: [intercept] });
+    const policy = await post('/service-policies', { name: 'again', type: 'Dial', semantic: 'AllOf', identityRoles: ['#eu'], serviceRoles: ['@db'] });
+    const shown = async () => (await visible(eu.token, '&configTypes=intercept.v1'))[0]!;
+    expect((await shown()).config['intercept.v1'].addresses).toEqual(['again.ziti']);
+    const before = await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest');
+    expect((await shown()).config['intercept.v1'].addresses).toEqual(['again.ziti']);
+    expect(await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest')).toEqual({ ...before, GetServiceListDigest: before.GetServiceListDigest! + 1 });
+    await patch(`/configs/${intercept}`, { data: { protocols: ['tcp'], addresses: ['changed.ziti'], portRanges: [{ low: 80, high: 80 }] } });
+    expect((await shown()).config['intercept.v1'].addresses).toEqual(['changed.ziti']);
+    await patch(`/services/${db}`, { name: 'db-renamed' });
+    expect((await shown()).name).toBe('db-renamed');
+    await patch(`/services/${db}`, { name: 'db', configs: [] });
+    expect((await shown()).config).toEqual({});
+    await del(`/service-policies/${policy}`);
+    expect(await names(eu.token, '&configTypes=intercept.v1')).toEqual([]);
   });
 
   it('filters and pages the visible services', async () => {

@@ -17,6 +17,7 @@ import { listBody, listQuery } from '../../shared/list.js';
 import { configTypesParam, renderClientService } from '../../management/services/map.js';
 import { registerServiceWriteRoutes } from '../../management/services/routes.js';
 import { renderClientTerminator } from '../../management/terminators/map.js';
+import { createServicePageCache, type ServicePageCache } from './page-cache.js';
 import { postureStates } from './posture.js';
 import { policyCaller } from '../../shared/caller.js';
 
@@ -26,14 +27,25 @@ function caller(principal: Principal | undefined, configTypes: string[]) {
   return { ...policyCaller(principal), configTypes: [...new Set([...session.configTypes, ...configTypes])] };
 }
 
-export function registerClientServiceRoutes(route: Router, base: string, clients: Clients): void {
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function registerClientServiceRoutes(route: Router, base: string, clients: Clients, pages: ServicePageCache = createServicePageCache()): void {
   const url = `${base}/services`;
 
+  // A page already sent for the same caller and query is sent again while the digest of the
+  // caller's list is unchanged (page-cache.ts); the digest is asked for first.
   route('GET', url, 'session', async (req, principal) => {
     const who = caller(principal, configTypesParam(req));
-    const page = await clients.policy.listServicesForIdentity({ ...who, query: listQuery(req) });
+    const query = listQuery(req);
+    const key = JSON.stringify([who, query]);
+    const { digest, postureChecks } = await clients.policy.getServiceListDigest(who);
+    const kept = postureChecks.length === 0 ? pages.get(key, digest) : undefined;
+    if (kept) return { body: kept, contentType: JSON_TYPE };
+    const page = await clients.policy.listServicesForIdentity({ ...who, query });
     const states = await postureStates(clients, principal!.apiSession!.id, page.services);
-    return { body: listBody(page.services.map((s) => renderClientService(s, states)), page.meta) };
+    const body = Buffer.from(JSON.stringify(listBody(page.services.map((s) => renderClientService(s, states)), page.meta)));
+    if (postureChecks.length === 0 && page.services.every((s) => s.postureQueries.every((g) => g.checks.length === 0))) pages.put(key, digest, body);
+    return { body, contentType: JSON_TYPE };
   });
 
   route('GET', `${url}/:id`, 'session', async (req, principal) => {
