@@ -1,4 +1,5 @@
 import type { AuthServiceClient } from '@edge/proto';
+import { sql } from 'kysely';
 import type { RpcClient } from '@edge/rpc';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHarness, type FakeIdentity, type Harness } from './harness.js';
@@ -126,6 +127,43 @@ describe('the identity read model', () => {
     expect(await modelRow(hal.id!)).toMatchObject({ deleted: true, name: 'hal' });
     // Known deleted: the identity service is not asked about it again.
     await expect(login('hal')).rejects.toMatchObject({ code: 'INVALID_AUTH' });
+  });
+
+  it('pages as the identity service does when the database orders text by locale: no identity of another page goes as deleted', async () => {
+    const icu = await sql<{ n: number }>`select count(*)::int as n from pg_collation where collname = 'en-US-x-icu'`.execute(h.db);
+    if (icu.rows[0]!.n === 0) return; // a Postgres built without ICU: nothing to compare with
+    // As on a database created with an en_US collation ('a' before 'B'; by code point 'B' first).
+    const table = (await h.db.selectFrom('identities').select(sql<string>`tableoid::regclass::text`.as('t')).limit(1).executeTakeFirstOrThrow()).t;
+    await sql.raw(`alter table ${table} alter column id type text collate "en-US-x-icu"`).execute(h.db);
+    try {
+      const names = Array.from({ length: 700 }, (_, i) => `paged-${i}`);
+      // Ids whose locale order differs from their code point order, over more than one page.
+      for (const [i, name] of names.entries()) h.identity.add({ id: `${i % 2 ? 'a' : 'B'}${String(i).padStart(4, '0')}`, name });
+      await h.db.deleteFrom('reconciliations').where('name', '=', 'identity-model').execute();
+      await h.startAuth();
+      await vi.waitFor(async () => {
+        const n = await h.db.selectFrom('identities').select((eb) => eb.fn.countAll<number>().as('n')).where('name', 'like', 'paged-%').executeTakeFirstOrThrow();
+        expect(Number(n.n)).toBe(700);
+      }, { timeout: 10_000 });
+      // Every row quiet long enough to be marked deleted if a page leaves it out.
+      await h.db.updateTable('identities').set({ seen_at: new Date(Date.now() - 60_000) }).where('name', 'like', 'paged-%').execute();
+      // Renamed at the owner only: the pass reaches it on its last page (last by code point).
+      const last = [...h.identity.identities.values()].find((i) => i.name === 'paged-699')!;
+      const lastId = 'zzzz-paged-last';
+      h.identity.identities.delete(last.id!);
+      h.identity.add({ id: lastId, name: 'paged-last-renamed', updatedAt: new Date(Date.now() + 1_000).toISOString() });
+      await h.db.deleteFrom('reconciliations').where('name', '=', 'identity-model').execute();
+      await h.startAuth();
+      await vi.waitFor(async () => expect(await modelRow(lastId)).toMatchObject({ name: 'paged-last-renamed' }), { timeout: 15_000 });
+      // The page's sweep runs right after it was applied.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const deleted = await h.db.selectFrom('identities').select('id').where('name', 'like', 'paged-%').where('deleted', '=', true).where('id', '!=', last.id!).execute();
+      expect(deleted).toEqual([]);
+    } finally {
+      for (const [i] of Array.from({ length: 700 }).entries()) h.identity.identities.delete(`${i % 2 ? 'a' : 'B'}${String(i).padStart(4, '0')}`);
+      h.identity.identities.delete('zzzz-paged-last');
+      await sql.raw(`alter table ${table} alter column id type text collate "default"`).execute(h.db);
+    }
   });
 
   it('marks deleted on reconciliation an identity the identity service no longer lists, whose deletion event was lost', async () => {
