@@ -131,8 +131,10 @@ export function createEdgeRouterModel(db: Kysely<PolicyDb>) {
       let q = db.updateTable('edge_routers')
         .set({ deleted: true, updated_at: sql<Date>`greatest(updated_at, now())`, seen_at: sql<Date>`now()` })
         .where('deleted', '=', false).where('seen_at', '<', quietSince);
-      if (range.afterId !== undefined) q = q.where('id', '>', range.afterId);
-      if (range.throughId !== undefined) q = q.where('id', '<=', range.throughId);
+      // The identity service pages its routers by code point (collate "C"), whatever this
+      // database's collation: the range must be the page's, or rows outside it go as deleted.
+      if (range.afterId !== undefined) q = q.where(sql<boolean>`(id collate "C") > ${range.afterId}`);
+      if (range.throughId !== undefined) q = q.where(sql<boolean>`(id collate "C") <= ${range.throughId}`);
       if (present.length > 0) q = q.where('id', 'not in', present);
       return Number((await q.executeTakeFirst()).numUpdatedRows);
     },
