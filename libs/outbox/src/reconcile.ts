@@ -63,7 +63,7 @@ export function scheduleReconcile(opts: ReconcileOptions): Reconciliation {
    * not wait a whole interval).
    */
   async function release(cursor: string | undefined, failed: boolean): Promise<void> {
-    const until = failed ? sql<Date>`now()` : sql<Date>`now() + ${opts.intervalMs} * interval '1 millisecond'`;
+    const until = failed ? sql<Date>`now() - interval '1 second'` : sql<Date>`now() + ${opts.intervalMs} * interval '1 millisecond'`;
     await db.updateTable('reconciliations')
       .set({ cursor: cursor ?? null, claimed_until: until as never })
       .where('name', '=', opts.name).execute();
