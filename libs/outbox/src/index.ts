@@ -3,7 +3,7 @@
  * relayed to the bus after commit, deleted once acknowledged), consumers skip events they already
  * handled (the inbox), and periodic reconciliations repair what a lost or late event left.
  */
-export { createOutbox, enqueueEvent, type Outbox, type OutboxOptions } from './outbox.js';
+export { createOutbox, enqueueEvent, enqueueEvents, type Outbox, type OutboxOptions } from './outbox.js';
 export { ACTOR_HEADER, REQUEST_ID_HEADER, defaultKey, type EnqueueOptions } from './event.js';
 export type { RelayOptions, RoundResult } from './relay.js';
 export { createInbox, type Inbox, type InboxOptions } from './inbox.js';

@@ -73,6 +73,17 @@ export async function enqueueEvent(trx: Kysely<any>, subject: string, data: unkn
   return row.event_id;
 }
 
+/**
+ * Records events on `subject`, one per payload of `data`, in `trx` with one statement (a change
+ * of many rows announces each); their event ids.
+ */
+export async function enqueueEvents(trx: Kysely<any>, subject: string, data: readonly unknown[], opts?: EnqueueOptions): Promise<string[]> {
+  if (data.length === 0) return [];
+  const rows = data.map((d) => newEvent(subject, d, opts));
+  await (trx as Kysely<OutboxDatabase>).insertInto('outbox').values(rows).execute();
+  return rows.map((r) => r.event_id);
+}
+
 /** Creates the outbox of one service; the relay runs between `start()` and `stop()`. */
 export function createOutbox<DB = any>(opts: OutboxOptions): Outbox<DB> {
   const db = opts.db as Kysely<OutboxDatabase>;

@@ -11,7 +11,7 @@
  * cached principals of that identity only once this model can answer with the change.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Outbox } from '@edge/outbox';
+import { enqueueEvents, type Outbox } from '@edge/outbox';
 import { identityFromEvent, isDisabledNow, type IdentityInfo, type IdentityRecord } from '../domain/identity.js';
 import type { AuthDb, IdentitiesTable } from './db.js';
 
@@ -42,6 +42,18 @@ function toInfo(r: Omit<IdentitiesTable, 'seen_at'>, now = new Date()): Identity
 export type ModelLookup = { state: 'present'; identity: IdentityInfo } | { state: 'deleted' } | { state: 'unknown' };
 
 /** Creates the read model over the auth schema; changes record their event through `outbox`. */
+/**
+ * Records `edge.auth.principal.updated` for those of `ids` that have an API session (only they
+ * have principals to drop), in one statement: a reconciliation after a bulk import changes
+ * thousands of rows, none of them logged in yet.
+ */
+async function announce(trx: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const withSessions = await trx.selectFrom('api_sessions').select('identity_id').distinct()
+    .where(sql<boolean>`identity_id = any(${[...ids]}::text[])`).execute();
+  await enqueueEvents(trx, PRINCIPAL_UPDATED, withSessions.map((r) => ({ identityId: r.identity_id })));
+}
+
 export function createIdentityModel(db: Db, outbox: Outbox<AuthDb>) {
   /** Upserts `records` where newer; the ids whose row changed (their events recorded). */
   async function upsert(trx: Db, records: readonly IdentityRecord[], deleted: boolean): Promise<string[]> {
@@ -58,7 +70,7 @@ export function createIdentityModel(db: Db, outbox: Outbox<AuthDb>) {
         or (identities.updated_at = excluded.updated_at and (${contentOf('identities')}) is distinct from (${contentOf('excluded')})))`))
       .returning('id').execute();
     const changed = rows.map((r) => r.id);
-    for (const id of changed) await outbox.enqueue(trx, PRINCIPAL_UPDATED, { identityId: id });
+    await announce(trx, changed);
     return changed;
   }
 
@@ -106,7 +118,7 @@ export function createIdentityModel(db: Db, outbox: Outbox<AuthDb>) {
         if (range.throughId !== undefined) q = q.where(sql<boolean>`(id collate "C") <= ${range.throughId}`);
         if (present.length > 0) q = q.where('id', 'not in', present);
         const ids = (await q.returning('id').execute()).map((r) => r.id);
-        for (const id of ids) await outbox.enqueue(trx, PRINCIPAL_UPDATED, { identityId: id });
+        await announce(trx, ids);
         return ids;
       });
     },
