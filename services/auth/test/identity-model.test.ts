@@ -87,6 +87,18 @@ describe('the identity read model', () => {
     expect(await client.validateSession({ token: s.token })).toMatchObject({ roleAttributes: ['moved'] });
   });
 
+  it('announces a change only for an identity that has an API session (no principal of the others is held)', async () => {
+    const quiet = await h.addUser('no-session', 'no-session-secret');
+    const active = await h.addUser('has-session', 'has-session-secret');
+    await login('has-session');
+    const at = new Date(Date.now() + 2_000);
+    await publish('updated', eventOf(quiet, { name: 'no-session-renamed' }, at));
+    await publish('updated', eventOf(active, { name: 'has-session-renamed' }, at));
+    await vi.waitFor(async () => expect((await modelRow(quiet.id!))?.name).toBe('no-session-renamed'));
+    await vi.waitFor(() => expect(principalUpdates).toContain(active.id));
+    expect(principalUpdates).not.toContain(quiet.id);
+  });
+
   it('keeps the newer row when an older event arrives late, and a repeat announces nothing', async () => {
     const fay = await h.addUser('fay', 'fay-secret');
     const marker = await h.addUser('marker', 'marker-secret');
