@@ -7,5 +7,5 @@ export { createOutbox, enqueueEvent, enqueueEvents, type Outbox, type OutboxOpti
 export { ACTOR_HEADER, REQUEST_ID_HEADER, defaultKey, type EnqueueOptions } from './event.js';
 export type { RelayOptions, RoundResult } from './relay.js';
 export { createInbox, type Inbox, type InboxOptions } from './inbox.js';
-export { scheduleReconcile, type Reconciliation, type ReconcileOptions, type ReconcileStep } from './reconcile.js';
+export { idInPage, scheduleReconcile, type PageRange, type Reconciliation, type ReconcileOptions, type ReconcileStep } from './reconcile.js';
 export type { InboxTable, OutboxDatabase, OutboxTable, ReconciliationsTable } from './tables.js';

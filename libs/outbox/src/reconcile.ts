@@ -5,12 +5,30 @@
  * where it stopped (the cursor is kept in the `reconciliations` table). One replica runs it per
  * interval: a run claims the row of its name, and a claimed row is skipped by the others.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Logger } from '@edge/logging';
 import type { OutboxDatabase } from './tables.js';
 
 /** One bounded step: resumes after `cursor` (undefined: from the start); the next cursor, or undefined when the pass is complete. */
 export type ReconcileStep = (cursor: string | undefined) => Promise<string | undefined>;
+
+/** The ids of one page of a peer's list: after `afterId`, up to and including `throughId` (either open). */
+export interface PageRange {
+  afterId?: string;
+  throughId?: string;
+}
+
+/**
+ * The rows of a read model whose `id` falls in the page `range`, compared by code point as the
+ * owners page their lists (filters and sorts on text are `collate "C"`), whatever this database's
+ * collation: on a locale collation (en_US) a plain comparison takes in ids of other pages. An
+ * index on `(id COLLATE "C")` serves it.
+ */
+export function idInPage(range: PageRange): RawBuilder<boolean> {
+  const after = range.afterId === undefined ? sql`true` : sql`(id collate "C") > ${range.afterId}`;
+  const through = range.throughId === undefined ? sql`true` : sql`(id collate "C") <= ${range.throughId}`;
+  return sql<boolean>`(${after} and ${through})`;
+}
 
 /** Options of {@link scheduleReconcile}. */
 export interface ReconcileOptions {

@@ -11,7 +11,7 @@
  * cached principals of that identity only once this model can answer with the change.
  */
 import { sql, type Kysely } from 'kysely';
-import { enqueueEvents, type Outbox } from '@edge/outbox';
+import { enqueueEvents, idInPage, type Outbox, type PageRange } from '@edge/outbox';
 import { identityFromEvent, isDisabledNow, type IdentityInfo, type IdentityRecord } from '../domain/identity.js';
 import type { AuthDb, IdentitiesTable } from './db.js';
 
@@ -107,15 +107,11 @@ export function createIdentityModel(db: Db, outbox: Outbox<AuthDb>) {
      * not in `present`, and that no event or reconciliation touched since `quietSince`: what the
      * identity service no longer lists. The ids marked.
      */
-    async markDeletedExcept(range: { afterId?: string; throughId?: string }, present: readonly string[], quietSince: Date): Promise<string[]> {
+    async markDeletedExcept(range: PageRange, present: readonly string[], quietSince: Date): Promise<string[]> {
       return outbox.transaction(async (trx) => {
         let q = trx.updateTable('identities')
           .set({ deleted: true, updated_at: sql<Date>`greatest(updated_at, now())`, seen_at: sql<Date>`now()` })
-          .where('deleted', '=', false).where('seen_at', '<', quietSince);
-        // The identity service pages its identities by code point (collate "C"), whatever this
-        // database's collation: the range must be the page's, or rows outside it go as deleted.
-        if (range.afterId !== undefined) q = q.where(sql<boolean>`(id collate "C") > ${range.afterId}`);
-        if (range.throughId !== undefined) q = q.where(sql<boolean>`(id collate "C") <= ${range.throughId}`);
+          .where('deleted', '=', false).where('seen_at', '<', quietSince).where(idInPage(range));
         if (present.length > 0) q = q.where('id', 'not in', present);
         const ids = (await q.returning('id').execute()).map((r) => r.id);
         await announce(trx, ids);

@@ -9,6 +9,7 @@
  * deleted, which nothing older brings back.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { idInPage, type PageRange } from '@edge/outbox';
 import type { identity as ipb } from '@edge/proto';
 import { selectedByCondition, type RoleColumns, type RoleSelection } from '@edge/roles';
 import type { EdgeRoutersTable, PolicyDb } from './db.js';
@@ -127,14 +128,10 @@ export function createEdgeRouterModel(db: Kysely<PolicyDb>) {
      * Marks deleted the rows with ids after `afterId` (and up to `throughId`, when given) not in
      * `present` that nothing touched since `quietSince`: what the identity service no longer lists.
      */
-    async markDeletedExcept(range: { afterId?: string; throughId?: string }, present: readonly string[], quietSince: Date): Promise<number> {
+    async markDeletedExcept(range: PageRange, present: readonly string[], quietSince: Date): Promise<number> {
       let q = db.updateTable('edge_routers')
         .set({ deleted: true, updated_at: sql<Date>`greatest(updated_at, now())`, seen_at: sql<Date>`now()` })
-        .where('deleted', '=', false).where('seen_at', '<', quietSince);
-      // The identity service pages its routers by code point (collate "C"), whatever this
-      // database's collation: the range must be the page's, or rows outside it go as deleted.
-      if (range.afterId !== undefined) q = q.where(sql<boolean>`(id collate "C") > ${range.afterId}`);
-      if (range.throughId !== undefined) q = q.where(sql<boolean>`(id collate "C") <= ${range.throughId}`);
+        .where('deleted', '=', false).where('seen_at', '<', quietSince).where(idInPage(range));
       if (present.length > 0) q = q.where('id', 'not in', present);
       return Number((await q.executeTakeFirst()).numUpdatedRows);
     },
