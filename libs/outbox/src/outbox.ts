@@ -68,9 +68,7 @@ export interface Outbox<DB = any> {
  * service (the bulk import), whose events the service's relay publishes when it next looks.
  */
 export async function enqueueEvent(trx: Kysely<any>, subject: string, data: unknown, opts?: EnqueueOptions): Promise<string> {
-  const row = newEvent(subject, data, opts);
-  await (trx as Kysely<OutboxDatabase>).insertInto('outbox').values(row).execute();
-  return row.event_id;
+  return (await enqueueEvents(trx, subject, [data], opts))[0]!;
 }
 
 /**
