@@ -56,15 +56,21 @@ function createdIdOf(body: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/** The content type of the JSON answers. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /**
- * A JSON answer as the bytes sent: encoded once here, its length known without scanning the text
+ * A JSON answer as the bytes sent: encoded once, its length known without scanning the text
  * again and written to the socket as is (fastify would measure the string, then the socket encode
- * it), which a page of a hundred services makes worth it. Anything but an object goes as it is.
+ * it), which a page of a hundred services makes worth it.
  */
+export const jsonBytes = (body: unknown): Buffer => Buffer.from(JSON.stringify(body));
+
+/** `body` as JSON bytes when it is an object; anything else goes as it is. */
 function jsonBody(reply: FastifyReply, body: unknown): unknown {
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return body;
-  reply.type('application/json; charset=utf-8');
-  return Buffer.from(JSON.stringify(body));
+  reply.type(JSON_CONTENT_TYPE);
+  return jsonBytes(body);
 }
 
 /**

@@ -9,9 +9,10 @@
  * the management API.
  */
 import { ok } from '@edge/envelope';
+import type { policy } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 import type { Principal } from '../../../http/session-cache.js';
-import type { Router } from '../../../http/route.js';
+import { JSON_CONTENT_TYPE, jsonBytes, type Router } from '../../../http/route.js';
 import { idParam } from '../../shared/entity.js';
 import { listBody, listQuery } from '../../shared/list.js';
 import { configTypesParam, renderClientService } from '../../management/services/map.js';
@@ -27,7 +28,8 @@ function caller(principal: Principal | undefined, configTypes: string[]) {
   return { ...policyCaller(principal), configTypes: [...new Set([...session.configTypes, ...configTypes])] };
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+/** True when any of `services` has a granting policy that names posture checks. */
+const namesPostureChecks = (services: readonly policy.Service__Output[]) => services.some((s) => s.postureQueries.some((g) => g.checks.length > 0));
 
 export function registerClientServiceRoutes(route: Router, base: string, clients: Clients, pages: ServicePageCache = createServicePageCache()): void {
   const url = `${base}/services`;
@@ -40,12 +42,14 @@ export function registerClientServiceRoutes(route: Router, base: string, clients
     const key = JSON.stringify([who, query]);
     const { digest, postureChecks } = await clients.policy.getServiceListDigest(who);
     const kept = postureChecks.length === 0 ? pages.get(key, digest) : undefined;
-    if (kept) return { body: kept, contentType: JSON_TYPE };
+    if (kept) return { body: kept, contentType: JSON_CONTENT_TYPE };
     const page = await clients.policy.listServicesForIdentity({ ...who, query });
     const states = await postureStates(clients, principal!.apiSession!.id, page.services);
-    const body = Buffer.from(JSON.stringify(listBody(page.services.map((s) => renderClientService(s, states)), page.meta)));
-    if (postureChecks.length === 0 && page.services.every((s) => s.postureQueries.every((g) => g.checks.length === 0))) pages.put(key, digest, body);
-    return { body, contentType: JSON_TYPE };
+    const body = jsonBytes(listBody(page.services.map((s) => renderClientService(s, states)), page.meta));
+    // Whether posture queries pass belongs to this API session: a page with any is never kept (the
+    // page is checked too, as it may be newer than the digest asked for before it).
+    if (postureChecks.length === 0 && !namesPostureChecks(page.services)) pages.put(key, digest, body);
+    return { body, contentType: JSON_CONTENT_TYPE };
   });
 
   route('GET', `${url}/:id`, 'session', async (req, principal) => {
