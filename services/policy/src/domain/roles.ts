@@ -19,6 +19,12 @@ export function splitRoles(roles: readonly string[]): RoleSplit {
   return { all: r.all, attrs: r.attributes, ids: r.ids };
 }
 
+/** A role list and its policy's semantic, as the identity service matches them. */
+export interface RoleSelection {
+  roles: string[];
+  semantic: string;
+}
+
 /** An entity an `@` role may name. */
 export interface NamedEntity {
   id: string;

@@ -5,7 +5,7 @@
  */
 import type { IdentityServiceClient, common, identity as ipb } from '@edge/proto';
 import type { RpcClient } from '@edge/rpc';
-import type { NamedEntity } from '../domain/roles.js';
+import type { NamedEntity, RoleSelection } from '../domain/roles.js';
 
 /** Identity and edge router lookups the policy handlers need. */
 export interface IdentityDirectory {
@@ -25,11 +25,7 @@ export interface IdentityDirectory {
   ownConfigs(identityId: string): Promise<OwnConfig[]>;
 }
 
-/** A role list and its policy's semantic. */
-export interface RoleSelection {
-  roles: string[];
-  semantic: string;
-}
+export type { RoleSelection };
 
 /** An identity's own config for a service. */
 export interface OwnConfig {

@@ -8,6 +8,7 @@
 import { sql, type Compilable, type RawBuilder } from 'kysely';
 import { precompiled } from '@edge/db';
 import type { GrantingPolicy } from '../domain/evaluation.js';
+import type { RoleSelection } from '../domain/roles.js';
 import type { PolicyKysely } from './db.js';
 import { edgeRouterFromJson, type AccessRouters } from './edge-router-model.js';
 import { groupGrantingPolicies, selectPolicyChecks, withGrants, withPostureChecks, type Caller, type PolicyCheckRow } from './evaluation.js';
@@ -23,16 +24,11 @@ export interface ServiceGrant {
   policies: GrantingPolicy[];
 }
 
-/** One policy's edge router roles and semantic. */
-export interface EdgeRouterSelection {
-  roles: string[];
-  semantic: string;
-}
 
 /** The edge router roles of the policies selecting each side of an access. */
 export interface AccessRouterSelections {
-  identitySide: EdgeRouterSelection[];
-  serviceSide: EdgeRouterSelection[];
+  identitySide: RoleSelection[];
+  serviceSide: RoleSelection[];
 }
 
 const ROUTER_POLICY_COLUMNS = ['p.id', 'p.semantic', 'p.edge_router_roles', 'p.edge_router_all', 'p.edge_router_ids', 'p.edge_router_attrs'] as const;
@@ -105,7 +101,7 @@ export interface AccessRead {
 
 type ReadRow = PolicyCheckRow & {
   service_id: string; service_name: string; permissions: string[] | null;
-  identity_count?: string; service_count?: string; routers?: Array<Record<string, unknown>>; selections?: Array<EdgeRouterSelection & { side: string }>;
+  identity_count?: string; service_count?: string; routers?: Array<Record<string, unknown>>; selections?: Array<RoleSelection & { side: string }>;
 };
 
 /** The statement of a read for `routers`, over `caller` and `serviceId`. */
