@@ -15,8 +15,8 @@ const marker = (i: number) => `\u0000edge-precompiled-parameter-${i}\u0000`;
  * that runs it with new arguments without building or compiling it again. `build` is called
  * once, on the first run, with markers in place of the arguments: each must become bound
  * parameters of the query, once or more (a `where('id', '=', id)` or an array bound whole, not
- * an `in` list of variable length or a value that shapes the SQL). The query runs on `db`, the Kysely it was built with, or a
- * transaction of it.
+ * an `in` list of variable length or a value that shapes the SQL). The query runs on `db`, the
+ * Kysely it was built with, or a transaction of it.
  */
 export function precompiled<A extends unknown[], R>(arity: A['length'], build: (...args: A) => Compilable<R>): (db: Kysely<any>, ...args: A) => Promise<R[]> {
   let compiled: { query: CompiledQuery<R>; slots: Array<number | undefined> } | undefined;
