@@ -138,6 +138,22 @@ describe('client services', () => {
     expect(await names(eu.token, '&configTypes=intercept.v1')).toEqual([]);
   });
 
+  it('sends a page without configs again without asking while no policy change is heard, and a change on the next read', async () => {
+    const policy = await post('/service-policies', { name: 'held', type: 'Dial', semantic: 'AllOf', identityRoles: ['#eu'], serviceRoles: ['@web'] });
+    expect(await names(eu.token)).toEqual(['web']);
+    const before = await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest');
+    expect(await names(eu.token)).toEqual(['web']);
+    expect(await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest')).toEqual(before);
+    await patch(`/services/${web}`, { name: 'web-held' });
+    expect(await names(eu.token)).toEqual(['web-held']);
+    // Another identity's page is its own.
+    expect(await names(euDb.token)).toEqual(['web-held']);
+    await patch(`/services/${web}`, { name: 'web' });
+    expect(await names(eu.token)).toEqual(['web']);
+    await del(`/service-policies/${policy}`);
+    expect(await names(eu.token)).toEqual([]);
+  });
+
   it('filters and pages the visible services', async () => {
     const policy = await post('/service-policies', { name: 'page', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#eu'], serviceRoles: ['#web', '#db'] });
     expect(await names(eu.token, `&filter=${encodeURIComponent('name contains "web"')}`)).toEqual(['web', 'web-db']);

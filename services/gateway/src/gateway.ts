@@ -14,6 +14,7 @@ import { installNotFoundHandler } from './http/errors.js';
 import { createRouter, type RouteEntry } from './http/route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { createIdentityCache, uncachedIdentities, type IdentitySource } from './http/identity-cache.js';
+import { createPolicyChanges, unheardPolicyChanges, type PolicyChanges } from './http/policy-changes.js';
 import { createSessionCache, type SessionCache } from './http/session-cache.js';
 import { startTrustReload } from './http/trust-reload.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes, VERSION } from './routes/root.js';
@@ -93,9 +94,10 @@ async function fetchTls(clients: Clients, log: Logger, timeoutMs = 120_000) {
 
 export function registerRoutes(
   app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache, identities: IdentitySource = uncachedIdentities(clients),
+  changes: PolicyChanges = unheardPolicyChanges(),
 ) {
   const registry: RouteEntry[] = [];
-  const route = createRouter(app, cache, registry, { deadlineMs: config.grpc.deadlineMs });
+  const route = createRouter(app, cache, registry, { deadlineMs: config.grpc.deadlineMs, onAdminWrite: changes.bump });
   registerRootRoutes(route, config, clients);
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
     registerSessionRoutes(route, base, clients, cache, identities);
@@ -128,7 +130,7 @@ export function registerRoutes(
   registerEdgeRouterPolicyRoutes(route, MANAGEMENT_BASE, clients);
   registerServiceEdgeRouterPolicyRoutes(route, MANAGEMENT_BASE, clients);
   registerPostureCheckRoutes(route, MANAGEMENT_BASE, clients);
-  registerClientServiceRoutes(route, CLIENT_BASE, clients);
+  registerClientServiceRoutes(route, CLIENT_BASE, clients, changes);
   registerRoleAttributeRoutes(route, MANAGEMENT_BASE, clients);
   registerRouterRoutes(route, MANAGEMENT_BASE, clients);
   registerEnrollmentRoutes(route, MANAGEMENT_BASE, clients);
@@ -150,6 +152,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
   const clients = createClients(config);
   const cache = createSessionCache(clients, bus);
   const identities = createIdentityCache(clients, bus);
+  const changes = createPolicyChanges(bus, config.evaluationCacheTtlMs);
   let app: FastifyInstance | undefined;
   let port = 0;
   let ca = '';
@@ -164,9 +167,10 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
       ca = tls.ca;
       await cache.start();
       await identities.start();
+      await changes.start();
       app = createApp(tls, log, config.http.corsAllowedOrigins);
       installInstanceId(app, instanceId(tls.ca, VERSION));
-      registerRoutes(app, config, clients, cache, identities);
+      registerRoutes(app, config, clients, cache, identities, changes);
       const { host, port: wanted } = splitAddr(config.http.addr);
       await app.listen({ host, port: wanted });
       port = (app.server.address() as { port: number }).port;
@@ -184,6 +188,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
       await app?.close();
       await cache.stop();
       await identities.stop();
+      await changes.stop();
       clients.close();
     },
   };

@@ -48,6 +48,8 @@ const tracer = trace.getTracer('@edge/gateway');
 /** How long a request may take: every gRPC call made for it ends by then (RequestContext.deadline). */
 export interface RouterOptions {
   deadlineMs: number;
+  /** Called when an administrator's write (any method but GET) succeeded, before it is answered. */
+  onAdminWrite?: () => void;
 }
 
 /** The id in a create's envelope (`{data: {id}}`), for the audit of the change. */
@@ -89,6 +91,7 @@ export function createRouter(app: FastifyInstance, cache: SessionCache, registry
         return { principal, result: await handler(req, principal) };
       });
       if (result.status === 201) noteRequest(req, { createdId: createdIdOf(result.body) });
+      if (access === 'admin' && method !== 'GET') options.onAdminWrite?.();
       expiryHeaders(reply, principal);
       if (result.headers) reply.headers(result.headers);
       if (result.contentType) reply.type(result.contentType);

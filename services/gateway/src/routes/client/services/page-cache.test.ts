@@ -30,3 +30,25 @@ describe('the service page cache', () => {
     expect(pages.bytes).toBe(25);
   });
 });
+
+describe('held pages', () => {
+  it('are sent while the generation they were confirmed at is current and their hold has not run out', () => {
+    const pages = createServicePageCache();
+    pages.put('a', 'd', page('{"data":[]}'), { generation: 3, until: 1_000 });
+    expect(pages.held('a', 3, 999)?.toString()).toBe('{"data":[]}');
+    expect(pages.held('a', 4, 999)).toBeUndefined();
+    expect(pages.held('a', 3, 1_000)).toBeUndefined();
+    // Still kept for its digest, and confirming it again holds it anew.
+    expect(pages.get('a', 'd', { generation: 4, until: 2_000 })).toBeDefined();
+    expect(pages.held('a', 4, 1_500)).toBeDefined();
+  });
+
+  it('are not held when kept or confirmed without a hold', () => {
+    const pages = createServicePageCache();
+    pages.put('a', 'd', page('x'));
+    expect(pages.held('a', 0, 0)).toBeUndefined();
+    pages.put('b', 'd', page('y'), { generation: 0, until: 10 });
+    expect(pages.get('b', 'd')).toBeDefined();
+    expect(pages.held('b', 0, 0)).toBeUndefined();
+  });
+});

@@ -5,42 +5,70 @@
  * sent before: a client asking for its services again costs a digest instead of evaluating,
  * encoding, decoding and rendering every service.
  *
+ * A page confirmed by its digest may also be held: sent without asking for the digest again
+ * while nothing the policy service owns has changed since (the generation of
+ * http/policy-changes.ts) and for at most the hold's time.
+ *
  * The digest is asked for before the page, so a change between the two leaves a page newer than
  * its digest (asked for again next time), never an older one. Pages whose services name posture
  * checks are not kept: whether each passes belongs to the API session and changes with time.
  * Bounded by bytes; the least recently used pages go first.
  */
+
+/** Until when a page may be sent without asking, if the generation of policy changes is still this one. */
+export interface Hold {
+  generation: number;
+  until: number;
+}
+
 export interface ServicePageCache {
-  /** The page of `key`, if kept for this `digest` (a page of another digest is dropped). */
-  get(key: string, digest: string): Buffer | undefined;
-  put(key: string, digest: string, body: Buffer): void;
+  /** The page of `key`, if kept for this `digest` (a page of another digest is dropped); `hold` is its new hold. */
+  get(key: string, digest: string, hold?: Hold): Buffer | undefined;
+  /** The page of `key`, if held at `generation` and its hold has not run out. */
+  held(key: string, generation: number, now?: number): Buffer | undefined;
+  put(key: string, digest: string, body: Buffer, hold?: Hold): void;
   readonly bytes: number;
 }
 
+interface Page {
+  digest: string;
+  body: Buffer;
+  hold?: Hold;
+}
+
 export function createServicePageCache(maxBytes = 64 * 1024 * 1024): ServicePageCache {
-  const pages = new Map<string, { digest: string; body: Buffer }>();
+  const pages = new Map<string, Page>();
   let bytes = 0;
   const remove = (key: string) => {
     const page = pages.get(key);
     if (page && pages.delete(key)) bytes -= page.body.length;
   };
+  /** Marks `page` the most recently used (last in the map). */
+  const touch = (key: string, page: Page) => {
+    pages.delete(key);
+    pages.set(key, page);
+    return page.body;
+  };
   return {
-    get(key, digest) {
+    get(key, digest, hold) {
       const page = pages.get(key);
       if (!page) return undefined;
       if (page.digest !== digest) {
         remove(key);
         return undefined;
       }
-      // Most recently used last.
-      pages.delete(key);
-      pages.set(key, page);
-      return page.body;
+      page.hold = hold;
+      return touch(key, page);
     },
-    put(key, digest, body) {
+    held(key, generation, now = Date.now()) {
+      const page = pages.get(key);
+      if (!page?.hold || page.hold.generation !== generation || page.hold.until <= now) return undefined;
+      return touch(key, page);
+    },
+    put(key, digest, body, hold) {
       remove(key);
       if (body.length > maxBytes) return;
-      pages.set(key, { digest, body });
+      pages.set(key, { digest, body, ...(hold ? { hold } : {}) });
       bytes += body.length;
       while (bytes > maxBytes) remove(pages.keys().next().value!);
     },

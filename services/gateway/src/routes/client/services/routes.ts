@@ -18,7 +18,8 @@ import { listBody, listQuery } from '../../shared/list.js';
 import { configTypesParam, renderClientService } from '../../management/services/map.js';
 import { registerServiceWriteRoutes } from '../../management/services/routes.js';
 import { renderClientTerminator } from '../../management/terminators/map.js';
-import { createServicePageCache, type ServicePageCache } from './page-cache.js';
+import { unheardPolicyChanges, type PolicyChanges } from '../../../http/policy-changes.js';
+import { createServicePageCache, type Hold, type ServicePageCache } from './page-cache.js';
 import { postureStates } from './posture.js';
 import { policyCaller } from '../../shared/caller.js';
 
@@ -31,24 +32,39 @@ function caller(principal: Principal | undefined, configTypes: string[]) {
 /** True when any of `services` has a granting policy that names posture checks. */
 const namesPostureChecks = (services: readonly policy.Service__Output[]) => services.some((s) => s.postureQueries.some((g) => g.checks.length > 0));
 
-export function registerClientServiceRoutes(route: Router, base: string, clients: Clients, pages: ServicePageCache = createServicePageCache()): void {
+export function registerClientServiceRoutes(
+  route: Router, base: string, clients: Clients, changes: PolicyChanges = unheardPolicyChanges(), pages: ServicePageCache = createServicePageCache(),
+): void {
   const url = `${base}/services`;
 
+  /**
+   * How long a page confirmed now may be sent without asking again, if no policy change is heard
+   * meanwhile. Not for pages with configs: the identity's own configs (the identity service's)
+   * are announced by no event, so those pages are confirmed by their digest every time.
+   */
+  const holdOf = (configTypes: readonly string[], generation: number): Hold | undefined =>
+    (changes.holdMs > 0 && configTypes.length === 0 ? { generation, until: Date.now() + changes.holdMs } : undefined);
+
   // A page already sent for the same caller and query is sent again while the digest of the
-  // caller's list is unchanged (page-cache.ts); the digest is asked for first.
+  // caller's list is unchanged (page-cache.ts); the digest is asked for first. A page held since
+  // its last confirmation is sent without asking.
   route('GET', url, 'session', async (req, principal) => {
     const who = caller(principal, configTypesParam(req));
     const query = listQuery(req);
     const key = JSON.stringify([who, query]);
+    const generation = changes.generation;
+    const held = pages.held(key, generation);
+    if (held) return { body: held, contentType: JSON_CONTENT_TYPE };
+    const hold = holdOf(who.configTypes, generation);
     const { digest, postureChecks } = await clients.policy.getServiceListDigest(who);
-    const kept = postureChecks.length === 0 ? pages.get(key, digest) : undefined;
+    const kept = postureChecks.length === 0 ? pages.get(key, digest, hold) : undefined;
     if (kept) return { body: kept, contentType: JSON_CONTENT_TYPE };
     const page = await clients.policy.listServicesForIdentity({ ...who, query });
     const states = await postureStates(clients, principal!.apiSession!.id, page.services);
     const body = jsonBytes(listBody(page.services.map((s) => renderClientService(s, states)), page.meta));
     // Whether posture queries pass belongs to this API session: a page with any is never kept (the
     // page is checked too, as it may be newer than the digest asked for before it).
-    if (postureChecks.length === 0 && !namesPostureChecks(page.services)) pages.put(key, digest, body);
+    if (postureChecks.length === 0 && !namesPostureChecks(page.services)) pages.put(key, digest, body, hold);
     return { body, contentType: JSON_CONTENT_TYPE };
   });
 

@@ -1,0 +1,60 @@
+/**
+ * What this gateway has heard of changes to what the policy service owns (services, configs,
+ * config types, policies, posture checks): a generation that moves on every `edge.policy.>`
+ * event, on every administrator's write answered through this gateway, and when the connection
+ * to the bus comes back after a loss (events may have been missed meanwhile).
+ *
+ * An answer read from the policy service while the generation stayed the same, and less than
+ * `holdMs` ago, is still the answer: the policy service itself keeps its evaluations on the same
+ * terms (its cache is emptied by these events and lives `EDGE_EVALUATION_CACHE_TTL_MS`). The
+ * outbox publishes an event before the write that caused it returns, and an administrator's
+ * write through this gateway moves the generation before its answer is sent, so a change is
+ * seen by the next request; a lost event is bounded by `holdMs`.
+ */
+import type { Bus, Subscription } from '@edge/bus';
+
+export interface PolicyChanges {
+  /** Moves on with every change heard; compare the value read before a call with the one after. */
+  readonly generation: number;
+  /** How long an answer read at some generation may be kept while it stays the current one (0: never). */
+  readonly holdMs: number;
+  /** Records a change made through this gateway. */
+  bump(): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createPolicyChanges(bus: Bus, holdMs: number): PolicyChanges {
+  let generation = 0;
+  let sub: Subscription | undefined;
+  const bump = () => {
+    generation++;
+  };
+  return {
+    get generation() {
+      return generation;
+    },
+    holdMs,
+    bump,
+    async start() {
+      bus.onReconnect(bump);
+      sub = await bus.subscribe('edge.policy.>', async () => bump());
+    },
+    async stop() {
+      await sub?.unsubscribe();
+      sub = undefined;
+      bump();
+    },
+  };
+}
+
+/** Changes never heard of: nothing read may be kept (for routes registered without a bus). */
+export const unheardPolicyChanges = (): PolicyChanges => ({
+  get generation() {
+    return 0;
+  },
+  holdMs: 0,
+  bump() {},
+  async start() {},
+  async stop() {},
+});
