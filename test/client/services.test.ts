@@ -119,7 +119,7 @@ describe('client services', () => {
     await del(`/service-policies/${policy}`);
   });
 
-  it('sends a page again while nothing it shows changed, and shows a change of a config or a service on the next read', async () => {
+  it('sends a page again without asking while nothing it shows changed, and shows a change of a config or a service on the next read', async () => {
     const intercept = await post('/configs', { name: 'again-intercept', configTypeId: 'g7cIWbcGg', data: { protocols: ['tcp'], addresses: ['again.ziti'], portRanges: [{ low: 80, high: 80 }] } });
     await patch(`/services/${db}`, { configs: [intercept] });
     const policy = await post('/service-policies', { name: 'again', type: 'Dial', semantic: 'AllOf', identityRoles: ['#eu'], serviceRoles: ['@db'] });
@@ -127,7 +127,7 @@ describe('client services', () => {
     expect((await shown()).config['intercept.v1'].addresses).toEqual(['again.ziti']);
     const before = await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest');
     expect((await shown()).config['intercept.v1'].addresses).toEqual(['again.ziti']);
-    expect(await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest')).toEqual({ ...before, GetServiceListDigest: before.GetServiceListDigest! + 1 });
+    expect(await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest')).toEqual(before);
     await patch(`/configs/${intercept}`, { data: { protocols: ['tcp'], addresses: ['changed.ziti'], portRanges: [{ low: 80, high: 80 }] } });
     expect((await shown()).config['intercept.v1'].addresses).toEqual(['changed.ziti']);
     await patch(`/services/${db}`, { name: 'db-renamed' });

@@ -14,7 +14,7 @@ import { installNotFoundHandler } from './http/errors.js';
 import { createRouter, type RouteEntry } from './http/route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { createIdentityCache, uncachedIdentities, type IdentitySource } from './http/identity-cache.js';
-import { createPolicyChanges, unheardPolicyChanges, type PolicyChanges } from './http/policy-changes.js';
+import { createListChanges, unheardListChanges, type ListChanges } from './http/list-changes.js';
 import { createSessionCache, type SessionCache } from './http/session-cache.js';
 import { startTrustReload } from './http/trust-reload.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes, VERSION } from './routes/root.js';
@@ -94,7 +94,7 @@ async function fetchTls(clients: Clients, log: Logger, timeoutMs = 120_000) {
 
 export function registerRoutes(
   app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache, identities: IdentitySource = uncachedIdentities(clients),
-  changes: PolicyChanges = unheardPolicyChanges(),
+  changes: ListChanges = unheardListChanges(),
 ) {
   const registry: RouteEntry[] = [];
   const route = createRouter(app, cache, registry, { deadlineMs: config.grpc.deadlineMs, onAdminWrite: changes.bump });
@@ -152,7 +152,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
   const clients = createClients(config);
   const cache = createSessionCache(clients, bus);
   const identities = createIdentityCache(clients, bus);
-  const changes = createPolicyChanges(bus, config.evaluationCacheTtlMs);
+  const changes = createListChanges(bus, config.evaluationCacheTtlMs);
   let app: FastifyInstance | undefined;
   let port = 0;
   let ca = '';

@@ -20,6 +20,11 @@ export const Subjects = {
   identityDisabled: 'edge.identity.identity.disabled',
   /** A client reported its environment (envInfo, sdkInfo) at login; payload `{ id }`, for caches of the identity. */
   identityEnvironment: 'edge.identity.identity.environment',
+  /**
+   * An identity's own service configs changed; payload `{ identityId }`. Caches of what a
+   * client's service list shows hear it (the gateway's held pages and markers).
+   */
+  serviceConfigsChanged: 'edge.identity.service-configs.changed',
 } as const;
 
 /**
@@ -112,6 +117,7 @@ export function createIdentityEvents(outbox: Outbox<IdentityDb>) {
     deleted: (trx: Trx, i: Identity | EventSource) => outbox.enqueue(trx, Subjects.identityDeleted, payload(i, deletedAt(i))),
     disabled: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityDisabled, payload(i)),
     environment: (trx: Trx, id: string) => outbox.enqueue(trx, Subjects.identityEnvironment, { id }),
+    serviceConfigsChanged: (trx: Trx, identityId: string) => outbox.enqueue(trx, Subjects.serviceConfigsChanged, { identityId }),
     routerCreated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerCreated(r.kind), routerPayload(r)),
     routerUpdated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerUpdated(r.kind), routerPayload(r)),
     routerDeleted: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerDeleted(r.kind), routerPayload(r, deletedAt(r))),

@@ -132,6 +132,23 @@ describe('finding identities', () => {
 });
 
 describe('service configs of an identity', () => {
+  it('are announced when assigned or removed, and not when a removal found nothing', async () => {
+    const id = await create('c-announced');
+    const changes = () => got.filter((m) => m.subject === 'edge.identity.service-configs.changed' && m.data.identityId === id);
+    await h.client.assignServiceConfigs({ identityId: id, configs: [{ serviceId: 'svc-a', configId: 'cfg-a', configTypeId: 'type-a' }] });
+    await vi.waitFor(() => expect(changes()).toHaveLength(1));
+    await h.client.removeServiceConfigs({ identityId: id, configs: [{ serviceId: 'svc-other', configId: 'cfg-a' }] });
+    await h.client.removeServiceConfigs({ identityId: id, configs: [] });
+    await vi.waitFor(() => expect(changes()).toHaveLength(2));
+    const { configs } = await h.client.listServiceConfigs({ identityId: id, configs: [] });
+    expect(configs).toEqual([]);
+    // Refused for an unknown identity, with nothing announced (the next announcement comes after where it would be).
+    await expect(h.client.assignServiceConfigs({ identityId: 'no-such', configs: [{ serviceId: 's', configId: 'c', configTypeId: 't' }] })).rejects.toThrow(/NOT_FOUND|not found/i);
+    await h.client.assignServiceConfigs({ identityId: id, configs: [{ serviceId: 'svc-b', configId: 'cfg-b', configTypeId: 'type-a' }] });
+    await vi.waitFor(() => expect(changes()).toHaveLength(3));
+    expect(got.filter((m) => m.data.identityId === 'no-such')).toEqual([]);
+  });
+
   it('are dropped when the policy service announces their service deleted', async () => {
     const id = await create('c-holder');
     await h.client.assignServiceConfigs({ identityId: id, configs: [

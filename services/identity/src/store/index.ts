@@ -8,12 +8,12 @@ import { createIdentityStore } from './identity.js';
 import { createRouterStore } from './router.js';
 import { createServiceConfigStore } from './service-config.js';
 
-/** The stores; identity and router writes record their events through `events` in their transaction. */
+/** The stores; identity, router and service-config writes record their events through `events` in their transaction. */
 export function createIdentityStores(db: Kysely<IdentityDb>, events: IdentityEvents) {
   return {
     identities: createIdentityStore(db, events),
     routers: createRouterStore(db, events),
-    serviceConfigs: createServiceConfigStore(db),
+    serviceConfigs: createServiceConfigStore(db, events),
   };
 }
 

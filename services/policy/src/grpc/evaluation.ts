@@ -21,9 +21,9 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
   /**
    * The identity's own configs for services, read from the identity service (their owner) by
    * this service rather than sent by each caller, so a client's service list costs the gateway
-   * one call. No event announces a change of them, so they are asked for on every evaluation
-   * that renders configs (never when no config type is asked for), and the answer is part of
-   * the cache key, so a change shows at once.
+   * one call. They are asked for on every evaluation that renders configs (never when no
+   * config type is asked for), and the answer is part of the cache key, so a change shows at
+   * once without this service following the identity service's events.
    */
   const ownConfigs = (identityId: string, configTypes: readonly string[]): Promise<OwnConfig[]> =>
     (configTypes.length === 0 ? Promise.resolve([]) : deps.identities.ownConfigs(identityId));

@@ -7,7 +7,7 @@
  *
  * A page confirmed by its digest may also be held: sent without asking for the digest again
  * while nothing the policy service owns has changed since (the generation of
- * http/policy-changes.ts) and for at most the hold's time.
+ * http/list-changes.ts) and for at most the hold's time.
  *
  * The digest is asked for before the page, so a change between the two leaves a page newer than
  * its digest (asked for again next time), never an older one. Pages whose services name posture

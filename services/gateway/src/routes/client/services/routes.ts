@@ -18,7 +18,7 @@ import { listBody, listQuery } from '../../shared/list.js';
 import { configTypesParam, renderClientService } from '../../management/services/map.js';
 import { registerServiceWriteRoutes } from '../../management/services/routes.js';
 import { renderClientTerminator } from '../../management/terminators/map.js';
-import { unheardPolicyChanges, type PolicyChanges } from '../../../http/policy-changes.js';
+import { unheardListChanges, type ListChanges } from '../../../http/list-changes.js';
 import { createServicePageCache, type Hold, type ServicePageCache } from './page-cache.js';
 import { postureStates } from './posture.js';
 import { policyCaller } from '../../shared/caller.js';
@@ -33,17 +33,12 @@ function caller(principal: Principal | undefined, configTypes: string[]) {
 const namesPostureChecks = (services: readonly policy.Service__Output[]) => services.some((s) => s.postureQueries.some((g) => g.checks.length > 0));
 
 export function registerClientServiceRoutes(
-  route: Router, base: string, clients: Clients, changes: PolicyChanges = unheardPolicyChanges(), pages: ServicePageCache = createServicePageCache(),
+  route: Router, base: string, clients: Clients, changes: ListChanges = unheardListChanges(), pages: ServicePageCache = createServicePageCache(),
 ): void {
   const url = `${base}/services`;
 
-  /**
-   * How long a page confirmed now may be sent without asking again, if no policy change is heard
-   * meanwhile. Not for pages with configs: the identity's own configs (the identity service's)
-   * are announced by no event, so those pages are confirmed by their digest every time.
-   */
-  const holdOf = (configTypes: readonly string[], generation: number): Hold | undefined =>
-    (changes.holdMs > 0 && configTypes.length === 0 ? { generation, until: Date.now() + changes.holdMs } : undefined);
+  /** How long a page confirmed now may be sent without asking again, if no change is heard meanwhile. */
+  const holdOf = (generation: number): Hold | undefined => (changes.holdMs > 0 ? { generation, until: Date.now() + changes.holdMs } : undefined);
 
   // A page already sent for the same caller and query is sent again while the digest of the
   // caller's list is unchanged (page-cache.ts); the digest is asked for first. A page held since
@@ -55,7 +50,7 @@ export function registerClientServiceRoutes(
     const generation = changes.generation;
     const held = pages.held(key, generation);
     if (held) return { body: held, contentType: JSON_CONTENT_TYPE };
-    const hold = holdOf(who.configTypes, generation);
+    const hold = holdOf(generation);
     const { digest, postureChecks } = await clients.policy.getServiceListDigest(who);
     const kept = postureChecks.length === 0 ? pages.get(key, digest, hold) : undefined;
     if (kept) return { body: kept, contentType: JSON_CONTENT_TYPE };

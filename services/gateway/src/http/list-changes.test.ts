@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryBus, type Bus } from '@edge/bus';
-import { createPolicyChanges } from './policy-changes.js';
+import { createListChanges } from './list-changes.js';
 
 /** Lets the bus deliver what was published. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
@@ -9,9 +9,9 @@ describe('policy changes heard by the gateway', () => {
   let bus: Bus | undefined;
   afterEach(async () => bus?.close());
 
-  it('moves on with every edge.policy event and every bump, and not with other events', async () => {
+  it('moves on with every edge.policy and service-configs event and every bump, and not with other events', async () => {
     bus = createMemoryBus();
-    const changes = createPolicyChanges(bus, 10_000);
+    const changes = createListChanges(bus, 10_000);
     await changes.start();
     const start = changes.generation;
     await bus.publish('edge.identity.identity.updated', { id: 'i' });
@@ -22,9 +22,10 @@ describe('policy changes heard by the gateway', () => {
     await settle();
     expect(changes.generation).toBe(start + 1);
     await bus.publish('edge.policy.posture-check.deleted', { id: 'p', name: 'p' });
+    await bus.publish('edge.identity.service-configs.changed', { identityId: 'i' });
     await settle();
     changes.bump();
-    expect(changes.generation).toBe(start + 3);
+    expect(changes.generation).toBe(start + 4);
     await changes.stop();
   });
 
@@ -34,7 +35,7 @@ describe('policy changes heard by the gateway', () => {
       onReconnect: (listener: () => void) => { reconnected = listener; },
       subscribe: async () => ({ unsubscribe: async () => undefined }),
     } as unknown as Bus;
-    const changes = createPolicyChanges(fake, 10_000);
+    const changes = createListChanges(fake, 10_000);
     await changes.start();
     const start = changes.generation;
     reconnected!();

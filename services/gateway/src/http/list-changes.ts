@@ -1,8 +1,11 @@
 /**
- * What this gateway has heard of changes to what the policy service owns (services, configs,
- * config types, policies, posture checks): a generation that moves on every `edge.policy.>`
- * event, on every administrator's write answered through this gateway, and when the connection
- * to the bus comes back after a loss (events may have been missed meanwhile).
+ * What this gateway has heard of changes to what a client's service list shows: everything the
+ * policy service owns (services, configs, config types, policies, posture checks) and the
+ * identities' own service configs (the identity service's). A generation moves on every
+ * `edge.policy.>` and `edge.identity.service-configs.>` event, on every administrator's write
+ * answered through this gateway, and when the connection to the bus comes back after a loss
+ * (events may have been missed meanwhile). A change of an identity's role attributes needs none
+ * of this: they are part of what a cached answer is kept under.
  *
  * An answer read from the policy service while the generation stayed the same, and less than
  * `holdMs` ago, is still the answer: the policy service itself keeps its evaluations on the same
@@ -13,7 +16,7 @@
  */
 import type { Bus, Subscription } from '@edge/bus';
 
-export interface PolicyChanges {
+export interface ListChanges {
   /** Moves on with every change heard; compare the value read before a call with the one after. */
   readonly generation: number;
   /** How long an answer read at some generation may be kept while it stays the current one (0: never). */
@@ -24,9 +27,9 @@ export interface PolicyChanges {
   stop(): Promise<void>;
 }
 
-export function createPolicyChanges(bus: Bus, holdMs: number): PolicyChanges {
+export function createListChanges(bus: Bus, holdMs: number): ListChanges {
   let generation = 0;
-  let sub: Subscription | undefined;
+  const subs: Subscription[] = [];
   const bump = () => {
     generation++;
   };
@@ -38,18 +41,17 @@ export function createPolicyChanges(bus: Bus, holdMs: number): PolicyChanges {
     bump,
     async start() {
       bus.onReconnect(bump);
-      sub = await bus.subscribe('edge.policy.>', async () => bump());
+      for (const subject of ['edge.policy.>', 'edge.identity.service-configs.>']) subs.push(await bus.subscribe(subject, async () => bump()));
     },
     async stop() {
-      await sub?.unsubscribe();
-      sub = undefined;
+      await Promise.all(subs.splice(0).map((s) => s.unsubscribe()));
       bump();
     },
   };
 }
 
 /** Changes never heard of: nothing read may be kept (for routes registered without a bus). */
-export const unheardPolicyChanges = (): PolicyChanges => ({
+export const unheardListChanges = (): ListChanges => ({
   get generation() {
     return 0;
   },
