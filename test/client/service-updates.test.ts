@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { adminApi } from '../support/admin-api.js';
 import { useController, type TestController } from '../support/controller.js';
+import { grpcCallsOf } from '../support/metrics.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 
 let c: TestController;
@@ -45,6 +46,32 @@ describe('service updates', () => {
     expect(await marker()).toBe(second);
     await patch(`/services/${svc}`, { maxIdleTimeMillis: 5 });
     expect(Date.parse(await marker())).toBeGreaterThan(Date.parse(second));
+  });
+
+  it('is answered without a call while no change of what the list shows is heard, unless it names posture checks', async () => {
+    const user = await createPasswordIdentity(c, admin, 'marker-held', 'marker-held-password');
+    await patch(`/identities/${user.id}`, { roleAttributes: ['held'] });
+    const svc = (await post('/services', { name: 'marker-held-svc', encryptionRequired: true, roleAttributes: ['held'] })).body.data.id;
+    await post('/service-policies', { name: 'marker-held-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#held'], serviceRoles: ['#held'] });
+    const marker = async () => (await c.http.get('/edge/client/v1/current-api-session/service-updates', { session: user.token, expectStatus: 200 })).body.data.lastChangeAt as string;
+    const first = await marker();
+    const before = await grpcCallsOf('ObserveServiceList');
+    expect(await marker()).toBe(first);
+    expect(await marker()).toBe(first);
+    expect(await grpcCallsOf('ObserveServiceList')).toEqual(before);
+    // A change of a service it sees is seen by the next poll.
+    await new Promise((r) => setTimeout(r, 20));
+    await patch(`/services/${svc}`, { maxIdleTimeMillis: 7 });
+    const second = await marker();
+    expect(Date.parse(second)).toBeGreaterThan(Date.parse(first));
+    // Once a posture check guards it, every poll asks (whether it passes changes with time).
+    const check = (await post('/posture-checks', { name: 'marker-held-domain', typeId: 'DOMAIN', domains: ['corp.example'], roleAttributes: ['held'] })).body.data.id;
+    await post('/service-policies', { name: 'marker-held-guarded', type: 'Dial', semantic: 'AllOf', identityRoles: ['#held'], serviceRoles: ['#held'], postureCheckRoles: [`@${check}`] });
+    await marker();
+    const guarded = await grpcCallsOf('ObserveServiceList');
+    await marker();
+    await marker();
+    expect(await grpcCallsOf('ObserveServiceList')).toEqual({ ObserveServiceList: guarded.ObserveServiceList! + 2 });
   });
 
   // SDKs poll the marker to learn that a posture query's isPassing changed.

@@ -118,7 +118,7 @@ export function registerRoutes(
   registerDatabaseRoutes(route, MANAGEMENT_BASE, clients);
   registerIdentityServiceConfigRoutes(route, MANAGEMENT_BASE, clients);
   registerClientEdgeRouterRoutes(route, CLIENT_BASE, clients);
-  registerServiceUpdateRoutes(route, CLIENT_BASE, clients);
+  registerServiceUpdateRoutes(route, CLIENT_BASE, clients, changes);
   registerPostureResponseRoutes(route, CLIENT_BASE, clients);
   registerClientExtJwtSignerRoutes(route, CLIENT_BASE, clients);
   registerIdentityTypeRoutes(route, MANAGEMENT_BASE, clients);

@@ -18,15 +18,22 @@ export interface ServiceUpdateDeps {
   postureData(apiSessionId: string): Promise<PostureData>;
 }
 
+/** What an observation answers: when the list last changed, and whether it names posture checks. */
+export interface ServiceListObservation {
+  lastChangeAt: Date;
+  namesPostureChecks: boolean;
+}
+
 /** Observes the caller's service list now: one call to the policy service, posture evaluated here. */
 export function createServiceUpdates({ markers, peers, postureData }: ServiceUpdateDeps) {
-  return async (req: pb.ObserveServiceListRequest__Output): Promise<Date> => {
+  return async (req: pb.ObserveServiceListRequest__Output): Promise<ServiceListObservation> => {
     const list = await peers.serviceListDigest(req);
     // Whether each posture query passes is part of the list (SDKs refresh on it); the seconds
     // left of a timeout are not, they change every second.
     const data = list.postureChecks.length ? await postureData(req.apiSessionId) : {};
     const passing = list.postureChecks.map((c) => [c.id, queryState(postureCheckDef(c), data).isPassing]);
-    return markers.observe(req.identityId, createHash('sha256').update(JSON.stringify([list.digest, passing])).digest('hex'));
+    const lastChangeAt = await markers.observe(req.identityId, createHash('sha256').update(JSON.stringify([list.digest, passing])).digest('hex'));
+    return { lastChangeAt, namesPostureChecks: list.postureChecks.length > 0 };
   };
 }
 

@@ -8,7 +8,8 @@ import type { ServiceUpdates } from '../service-updates.js';
 export function createServiceUpdateRpcHandlers(observeServiceList: ServiceUpdates): Pick<AsyncHandlers<SessionServiceHandlers>, 'ObserveServiceList'> {
   return {
     async ObserveServiceList(req) {
-      return { lastChangeAt: (await observeServiceList(req)).toISOString() };
+      const { lastChangeAt, namesPostureChecks } = await observeServiceList(req);
+      return { lastChangeAt: lastChangeAt.toISOString(), namesPostureChecks };
     },
   };
 }

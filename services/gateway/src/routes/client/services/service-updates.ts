@@ -4,18 +4,39 @@
  * caller would get now (services, permissions, posture queries, configs of its API session's
  * config types, its own config overrides), adds whether each posture query passes for the API
  * session, and moves the marker only when that changed.
+ *
+ * SDKs poll this every few seconds. An answer whose list names no posture checks is held (as the
+ * service pages are, http/list-changes.ts): while no change of what the list shows is heard, and
+ * for at most the hold's time, the next poll of the same identity, role attributes and config
+ * types is answered with it without a call. The marker moves on the first observation after a
+ * change, held or not.
  */
 import { ok } from '@edge/envelope';
 import type { Clients } from '../../../clients.js';
+import { unheardListChanges, type ListChanges } from '../../../http/list-changes.js';
 import type { Router } from '../../../http/route.js';
 import { policyCaller } from '../../shared/caller.js';
 
+/** Held answers kept at most; the oldest go first. */
+const MAX_HELD = 50_000;
+
 /** Registers the service update marker under one API's base path. */
-export function registerServiceUpdateRoutes(route: Router, base: string, clients: Clients): void {
+export function registerServiceUpdateRoutes(route: Router, base: string, clients: Clients, changes: ListChanges = unheardListChanges()): void {
+  const held = new Map<string, { lastChangeAt: string; generation: number; until: number }>();
   route('GET', `${base}/current-api-session/service-updates`, 'session', async (_req, principal) => {
     const session = principal!.apiSession!;
     const who = policyCaller(principal);
+    const key = JSON.stringify([who, session.configTypes]);
+    const generation = changes.generation;
+    const hit = held.get(key);
+    if (hit && hit.generation === generation && hit.until > Date.now()) return { body: ok({ lastChangeAt: hit.lastChangeAt }) };
+    const until = Date.now() + changes.holdMs;
     const marker = await clients.session.observeServiceList({ ...who, apiSessionId: session.id, configTypes: session.configTypes });
+    held.delete(key);
+    if (changes.holdMs > 0 && !marker.namesPostureChecks) {
+      if (held.size >= MAX_HELD) held.delete(held.keys().next().value!);
+      held.set(key, { lastChangeAt: marker.lastChangeAt, generation, until });
+    }
     return { body: ok({ lastChangeAt: marker.lastChangeAt }) };
   });
 }
