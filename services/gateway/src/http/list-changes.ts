@@ -16,11 +16,23 @@
  */
 import type { Bus, Subscription } from '@edge/bus';
 
+/** Until when an answer may be used without asking, if the generation of changes is still this one. */
+export interface Hold {
+  generation: number;
+  until: number;
+}
+
+/** True while `hold` stands: its generation is still the current one and its time has not run out. */
+export const holds = (hold: Hold | undefined, generation: number, now = Date.now()): boolean =>
+  hold !== undefined && hold.generation === generation && hold.until > now;
+
 export interface ListChanges {
-  /** Moves on with every change heard; compare the value read before a call with the one after. */
+  /** Moves on with every change heard; read it before the call whose answer is to be held. */
   readonly generation: number;
   /** How long an answer read at some generation may be kept while it stays the current one (0: never). */
   readonly holdMs: number;
+  /** A hold from now for an answer asked for at `generation`; none when holding is off. */
+  holdFrom(generation: number): Hold | undefined;
   /** Records a change made through this gateway. */
   bump(): void;
   start(): Promise<void>;
@@ -38,6 +50,7 @@ export function createListChanges(bus: Bus, holdMs: number): ListChanges {
       return generation;
     },
     holdMs,
+    holdFrom: (at) => (holdMs > 0 ? { generation: at, until: Date.now() + holdMs } : undefined),
     bump,
     async start() {
       bus.onReconnect(bump);
@@ -56,6 +69,7 @@ export const unheardListChanges = (): ListChanges => ({
     return 0;
   },
   holdMs: 0,
+  holdFrom: () => undefined,
   bump() {},
   async start() {},
   async stop() {},

@@ -14,12 +14,7 @@
  * checks are not kept: whether each passes belongs to the API session and changes with time.
  * Bounded by bytes; the least recently used pages go first.
  */
-
-/** Until when a page may be sent without asking, if the generation of policy changes is still this one. */
-export interface Hold {
-  generation: number;
-  until: number;
-}
+import { holds, type Hold } from '../../../http/list-changes.js';
 
 export interface ServicePageCache {
   /** The page of `key`, if kept for this `digest` (a page of another digest is dropped); `hold` is its new hold. */
@@ -62,7 +57,7 @@ export function createServicePageCache(maxBytes = 64 * 1024 * 1024): ServicePage
     },
     held(key, generation, now = Date.now()) {
       const page = pages.get(key);
-      if (!page?.hold || page.hold.generation !== generation || page.hold.until <= now) return undefined;
+      if (!page || !holds(page.hold, generation, now)) return undefined;
       return touch(key, page);
     },
     put(key, digest, body, hold) {

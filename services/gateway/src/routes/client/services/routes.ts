@@ -19,7 +19,7 @@ import { configTypesParam, renderClientService } from '../../management/services
 import { registerServiceWriteRoutes } from '../../management/services/routes.js';
 import { renderClientTerminator } from '../../management/terminators/map.js';
 import { unheardListChanges, type ListChanges } from '../../../http/list-changes.js';
-import { createServicePageCache, type Hold, type ServicePageCache } from './page-cache.js';
+import { createServicePageCache, type ServicePageCache } from './page-cache.js';
 import { postureStates } from './posture.js';
 import { policyCaller } from '../../shared/caller.js';
 
@@ -37,9 +37,6 @@ export function registerClientServiceRoutes(
 ): void {
   const url = `${base}/services`;
 
-  /** How long a page confirmed now may be sent without asking again, if no change is heard meanwhile. */
-  const holdOf = (generation: number): Hold | undefined => (changes.holdMs > 0 ? { generation, until: Date.now() + changes.holdMs } : undefined);
-
   // A page already sent for the same caller and query is sent again while the digest of the
   // caller's list is unchanged (page-cache.ts); the digest is asked for first. A page held since
   // its last confirmation is sent without asking.
@@ -50,7 +47,7 @@ export function registerClientServiceRoutes(
     const generation = changes.generation;
     const held = pages.held(key, generation);
     if (held) return { body: held, contentType: JSON_CONTENT_TYPE };
-    const hold = holdOf(generation);
+    const hold = changes.holdFrom(generation);
     const { digest, postureChecks } = await clients.policy.getServiceListDigest(who);
     const kept = postureChecks.length === 0 ? pages.get(key, digest, hold) : undefined;
     if (kept) return { body: kept, contentType: JSON_CONTENT_TYPE };

@@ -13,7 +13,7 @@
  */
 import { ok } from '@edge/envelope';
 import type { Clients } from '../../../clients.js';
-import { unheardListChanges, type ListChanges } from '../../../http/list-changes.js';
+import { holds, unheardListChanges, type Hold, type ListChanges } from '../../../http/list-changes.js';
 import type { Router } from '../../../http/route.js';
 import { policyCaller } from '../../shared/caller.js';
 
@@ -22,20 +22,20 @@ const MAX_HELD = 50_000;
 
 /** Registers the service update marker under one API's base path. */
 export function registerServiceUpdateRoutes(route: Router, base: string, clients: Clients, changes: ListChanges = unheardListChanges()): void {
-  const held = new Map<string, { lastChangeAt: string; generation: number; until: number }>();
+  const held = new Map<string, { lastChangeAt: string; hold: Hold }>();
   route('GET', `${base}/current-api-session/service-updates`, 'session', async (_req, principal) => {
     const session = principal!.apiSession!;
     const who = policyCaller(principal);
     const key = JSON.stringify([who, session.configTypes]);
     const generation = changes.generation;
     const hit = held.get(key);
-    if (hit && hit.generation === generation && hit.until > Date.now()) return { body: ok({ lastChangeAt: hit.lastChangeAt }) };
-    const until = Date.now() + changes.holdMs;
+    if (hit && holds(hit.hold, generation)) return { body: ok({ lastChangeAt: hit.lastChangeAt }) };
+    const hold = changes.holdFrom(generation);
     const marker = await clients.session.observeServiceList({ ...who, apiSessionId: session.id, configTypes: session.configTypes });
     held.delete(key);
-    if (changes.holdMs > 0 && !marker.namesPostureChecks) {
+    if (hold && !marker.namesPostureChecks) {
       if (held.size >= MAX_HELD) held.delete(held.keys().next().value!);
-      held.set(key, { lastChangeAt: marker.lastChangeAt, generation, until });
+      held.set(key, { lastChangeAt: marker.lastChangeAt, hold });
     }
     return { body: ok({ lastChangeAt: marker.lastChangeAt }) };
   });
