@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -107,7 +107,7 @@ describe('lazy child logger', () => {
 
 describe('lines of the process logger', () => {
   it('are those of pino with the same redaction, for every kind of value', () => {
-    const lines = (make: (sink: Writable) => ReturnType<typeof pino>) => {
+    const lines = (make: (sink: Writable) => Logger) => {
       const out: string[] = [];
       const sink = new Writable({ write(chunk, _enc, cb) { out.push(String(chunk).replace(/"time":\d+,/, '')); cb(); } });
       const log = make(sink).child({ service: 'gateway', reqId: 'r-"1"\n' });

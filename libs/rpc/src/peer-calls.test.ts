@@ -8,7 +8,8 @@ describe('allPages', () => {
     const asked: common.ListQuery[] = [];
     const read = async (q: common.ListQuery) => {
       asked.push(q);
-      const items = Array.from({ length: Math.max(0, Math.min(q.limit, n - q.offset)) }, (_, i) => q.offset + i);
+      const { limit = 0, offset = 0 } = q; // an absent field decodes as proto3's 0
+      const items = Array.from({ length: Math.max(0, Math.min(limit, n - offset)) }, (_, i) => offset + i);
       return { items, meta: { totalCount: n } as common.ListMeta__Output };
     };
     return { asked, read };

@@ -76,7 +76,9 @@ describe('rpc', () => {
 
   it('records every handled call in the process metrics by service, method and status', async () => {
     const count = async (code: string) => {
-      const metric = await processMetrics().registry.getSingleMetric('edge_grpc_server_handling_seconds')!.get();
+      // A histogram's values name the series each is of (`…_bucket`, `…_sum`, `…_count`).
+      const metric: { values: { metricName?: string; labels: Partial<Record<string, string | number>>; value: number }[] } =
+        await processMetrics().registry.getSingleMetric('edge_grpc_server_handling_seconds')!.get();
       const labels = { grpc_service: 'edge.pki.v1.PkiService', grpc_method: 'GetServerTls', grpc_code: code };
       return metric.values.find((v) => v.metricName?.endsWith('_count') && Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
     };

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { silentLogger } from '@edge/logging';
-import { createRpcServer, stubHandlers, type RpcServer } from '@edge/rpc';
+import { createRpcServer, stubHandlers, type AsyncHandlers, type RpcServer } from '@edge/rpc';
 
 /** A PEM CSR with subject CN=`cn` for a fresh P-256 key written under `dir`. */
 export function makeCsr(dir: string, cn: string): string {
@@ -20,9 +20,9 @@ export function createFakes() {
   const servers: RpcServer[] = [];
   return {
     /** Serves `handlers` (the rest answer UNIMPLEMENTED); resolves with the address. */
-    async add<H>(name: string, contract: Parameters<RpcServer['add']>[0], handlers: Partial<H>): Promise<string> {
+    async add<H>(name: string, contract: Parameters<RpcServer['add']>[0], handlers: Partial<AsyncHandlers<H>>): Promise<string> {
       const server = createRpcServer(name, silentLogger());
-      server.add(contract, stubHandlers<H>(handlers as never) as never);
+      server.add<H>(contract, stubHandlers<H>(handlers));
       servers.push(server);
       return `127.0.0.1:${await server.listen('127.0.0.1:0')}`;
     },

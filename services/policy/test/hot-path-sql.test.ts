@@ -43,6 +43,7 @@ const identities: IdentityDirectory = {
     routerCalls.push({ selectedBy: selectedBy.length, alsoSelectedBy: alsoSelectedBy.length });
     return [];
   },
+  edgeRoutersPage: async () => ({ routers: [], meta: { totalCount: 0 } }),
   countEdgeRoutersSelected: async () => 0,
   ownConfigs: async () => own,
 };
@@ -116,7 +117,7 @@ describe('a client service list', () => {
       const page = await list();
       // team-10 reaches #g10, team-20 #g20: 100 + 100 services, through policies naming #pc-10 and #pc-20.
       expect(page.meta!.totalCount).toBe(200);
-      const s10 = page.services.find((s) => s.id === 's10')!;
+      const s10 = page.services!.find((s) => s.id === 's10')!;
       expect(s10.postureQueries!.map((g) => [g.policyId, g.checks!.map((c) => c.id)])).toEqual([['sp10', ['pc10']]]);
       expect(JSON.parse(s10.configJson!)).toEqual({ 'intercept.v1': { addresses: ['svc20.ziti'] } });
     });

@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const ext = <T extends x509.Extension>(pem: string, type: new (raw: BufferSource) => T) => new x509.X509Certificate(pem).getExtension(type);
+const ext = <T extends x509.Extension>(pem: string, type: new (raw: ArrayBuffer | ArrayBufferView) => T) => new x509.X509Certificate(pem).getExtension(type);
 
 describe('controller certificates', () => {
   it('chains server → intermediate → root by signature and issuer', () => {
