@@ -55,6 +55,9 @@ describe('service updates', () => {
     await post('/service-policies', { name: 'marker-held-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#held'], serviceRoles: ['#held'] });
     const marker = async () => (await c.http.get('/edge/client/v1/current-api-session/service-updates', { session: user.token, expectStatus: 200 })).body.data.lastChangeAt as string;
     const first = await marker();
+    // Just after a change nothing is held (list-changes.ts): the first poll after it settled is.
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(await marker()).toBe(first);
     const before = await grpcCallsOf('ObserveServiceList');
     expect(await marker()).toBe(first);
     expect(await marker()).toBe(first);
@@ -67,6 +70,7 @@ describe('service updates', () => {
     // Once a posture check guards it, every poll asks (whether it passes changes with time).
     const check = (await post('/posture-checks', { name: 'marker-held-domain', typeId: 'DOMAIN', domains: ['corp.example'], roleAttributes: ['held'] })).body.data.id;
     await post('/service-policies', { name: 'marker-held-guarded', type: 'Dial', semantic: 'AllOf', identityRoles: ['#held'], serviceRoles: ['#held'], postureCheckRoles: [`@${check}`] });
+    await new Promise((r) => setTimeout(r, 1_100));
     await marker();
     const guarded = await grpcCallsOf('ObserveServiceList');
     await marker();

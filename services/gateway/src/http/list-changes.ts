@@ -13,6 +13,10 @@
  * outbox publishes an event before the write that caused it returns, and an administrator's
  * write through this gateway moves the generation before its answer is sent, so a change is
  * seen by the next request; a lost event is bounded by `holdMs`.
+ *
+ * No hold is granted for a while after a change is heard ({@link SETTLE_MS}): another replica of
+ * the policy service may hear the same event a little later than this gateway and answer from
+ * its cache meanwhile, and such an answer must not be held.
  */
 import type { Bus, Subscription } from '@edge/bus';
 
@@ -26,12 +30,15 @@ export interface Hold {
 export const holds = (hold: Hold | undefined, generation: number, now = Date.now()): boolean =>
   hold !== undefined && hold.generation === generation && hold.until > now;
 
+/** How long after a change is heard answers are used but not held. */
+export const SETTLE_MS = 1_000;
+
 export interface ListChanges {
   /** Moves on with every change heard; read it before the call whose answer is to be held. */
   readonly generation: number;
   /** How long an answer read at some generation may be kept while it stays the current one (0: never). */
   readonly holdMs: number;
-  /** A hold from now for an answer asked for at `generation`; none when holding is off. */
+  /** A hold from now for an answer asked for at `generation`; none when holding is off or a change was heard just now. */
   holdFrom(generation: number): Hold | undefined;
   /** Records a change made through this gateway. */
   bump(): void;
@@ -39,18 +46,23 @@ export interface ListChanges {
   stop(): Promise<void>;
 }
 
-export function createListChanges(bus: Bus, holdMs: number): ListChanges {
+export function createListChanges(bus: Bus, holdMs: number, now: () => number = Date.now): ListChanges {
   let generation = 0;
+  let changedAt = -Infinity;
   const subs: Subscription[] = [];
   const bump = () => {
     generation++;
+    changedAt = now();
   };
   return {
     get generation() {
       return generation;
     },
     holdMs,
-    holdFrom: (at) => (holdMs > 0 ? { generation: at, until: Date.now() + holdMs } : undefined),
+    holdFrom(at) {
+      const t = now();
+      return holdMs > 0 && t - changedAt >= SETTLE_MS ? { generation: at, until: t + holdMs } : undefined;
+    },
     bump,
     async start() {
       bus.onReconnect(bump);
