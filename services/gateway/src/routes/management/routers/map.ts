@@ -78,7 +78,7 @@ export function renderEdgeRouter(r: identity.Router__Output, enrollment?: pki.En
     roleAttributes: r.roleAttributes,
     isTunnelerEnabled: r.isTunnelerEnabled,
     hostname: r.hostname,
-    supportedProtocols: json(r.supportedProtocolsJson),
+    supportedProtocols: r.supportedProtocols,
     syncStatus: 'SYNC_UNKNOWN',
     certPem: r.certPem ?? null,
     os: '',
@@ -99,7 +99,7 @@ export function renderCommonEdgeRouter(r: identity.Router__Output) {
     hostname: r.hostname,
     isOnline: false,
     noTraversal: r.noTraversal,
-    supportedProtocols: json(r.supportedProtocolsJson),
+    supportedProtocols: r.supportedProtocols,
     syncStatus: 'SYNC_UNKNOWN',
   };
 }
