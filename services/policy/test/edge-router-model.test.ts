@@ -16,7 +16,7 @@ function router(id: string, roleAttributes: string[], updatedAt: string): identi
   return {
     id, kind: 'edge', name: `router-${id}`, roleAttributes, tagsJson: '{}', appDataJson: '{"zone":"a"}', cost: 7, noTraversal: false,
     disabled: false, isTunnelerEnabled: false, isVerified: false, hostname: `${id}.example`, supportedProtocols: { tls: 'tls:x:443' },
-    ctrlChanListenersJson: '{}', configs: [], createdAt: at(0), updatedAt,
+    ctrlChanListeners: {}, configs: [], createdAt: at(0), updatedAt,
   };
 }
 

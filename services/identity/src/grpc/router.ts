@@ -23,7 +23,7 @@ export function routerFieldsToInput(f: pb.RouterFields__Output | null | undefine
     noTraversal: x.noTraversal ?? false,
     disabled: x.disabled ?? false,
     isTunnelerEnabled: x.isTunnelerEnabled ?? false,
-    ctrlChanListeners: parseJson('ctrlChanListeners', x.ctrlChanListenersJson),
+    ctrlChanListeners: Object.fromEntries(Object.entries(x.ctrlChanListeners ?? {}).map(([address, g]) => [address, g.groups ?? []])),
     configs: x.configs ?? [],
   };
 }
@@ -35,7 +35,7 @@ export function routerToProto(r: Router): pb.Router {
     cost: r.cost, noTraversal: r.noTraversal, disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled, isVerified: r.isVerified,
     fingerprint: r.fingerprint ?? undefined, certPem: r.certPem ?? undefined, unverifiedFingerprint: r.unverifiedFingerprint ?? undefined,
     unverifiedCertPem: r.unverifiedCertPem ?? undefined, hostname: r.hostname, supportedProtocols: stringMap(r.supportedProtocols),
-    ctrlChanListenersJson: JSON.stringify(r.ctrlChanListeners), configs: r.configs, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
+    ctrlChanListeners: Object.fromEntries(Object.entries(r.ctrlChanListeners).map(([address, groups]) => [address, { groups }])), configs: r.configs, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
   };
 }
 

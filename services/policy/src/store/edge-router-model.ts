@@ -48,7 +48,7 @@ function toProto(r: Selectable<EdgeRoutersTable>): ipb.Router__Output {
   return {
     id: r.id, kind: 'edge', name: r.name, roleAttributes: r.role_attributes, tagsJson: '{}', appDataJson: JSON.stringify(r.app_data),
     cost: r.cost, noTraversal: r.no_traversal, disabled: r.disabled, isTunnelerEnabled: r.is_tunneler_enabled, isVerified: false,
-    hostname: r.hostname, supportedProtocols: stringMap(r.supported_protocols), ctrlChanListenersJson: '{}',
+    hostname: r.hostname, supportedProtocols: stringMap(r.supported_protocols), ctrlChanListeners: {},
     createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString(), configs: [],
   };
 }
