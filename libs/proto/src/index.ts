@@ -67,3 +67,4 @@ export type { SessionServiceClient, SessionServiceHandlers } from './gen/edge/se
 export type { HealthClient, HealthHandlers } from './gen/grpc/health/v1/Health.js';
 
 export { stringMap } from './maps.js';
+export { envInfoOf, sdkInfoOf, type EnvInfoFields, type SdkInfoFields } from './client-info.js';
