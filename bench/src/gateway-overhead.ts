@@ -72,7 +72,7 @@ function standInAnswers() {
     id: 'bench-identity', name: 'bench', typeId: 'Default', isAdmin: false, isDefaultAdmin: false, roleAttributes: ['bench'],
     tagsJson: '{"team":"bench"}', appDataJson: '{}', defaultHostingCost: 0, defaultHostingPrecedence: 'default',
     serviceHostingCosts: {}, serviceHostingPrecedences: {}, authPolicyId: 'default', disabled: false,
-    envInfoJson: '{"os":"linux","arch":"x64"}', sdkInfoJson: '{"type":"ziti-sdk-c","version":"1.0.0"}', permissions: [],
+    envInfo: { os: 'linux', arch: 'x64' }, sdkInfo: { type: 'ziti-sdk-c', version: '1.0.0' }, permissions: [],
     createdAt: now, updatedAt: now,
   };
   const summary = { identityId: 'bench-identity', updbId: 'bench-authenticator', updbUsername: 'bench', hasApiSession: true, isMfaEnabled: false };

@@ -39,12 +39,21 @@ describe('current-identity', () => {
   it('shows the environment a client reported at a later login', async () => {
     const u = await createPasswordIdentity(c, admin, 'ci-environment', 'ci-environment-secret');
     await me(u.token);
+    const envInfo = { arch: 'ci-arch', os: 'ci-os', osRelease: '6.8.0', osVersion: '#1 SMP', domain: 'ci.example', hostname: 'ci-host' };
+    const sdkInfo = { appId: 'ci-app', appVersion: '2.1', branch: 'main', revision: 'abc123', type: 'ci-sdk', version: '1.2.3' };
     await c.http.post(`${C}/authenticate?method=password`, {
-      body: { username: 'ci-environment', password: 'ci-environment-secret', envInfo: { os: 'ci-os', arch: 'ci-arch' }, sdkInfo: { type: 'ci-sdk' } }, expectStatus: 200,
+      body: { username: 'ci-environment', password: 'ci-environment-secret', envInfo, sdkInfo }, expectStatus: 200,
     });
-    // Recorded from the login's event, a moment after it was answered.
-    await expect.poll(async () => (await me(u.token)).envInfo, { timeout: 3_000, interval: 50 }).toMatchObject({ os: 'ci-os', arch: 'ci-arch' });
-    expect((await me(u.token)).sdkInfo).toMatchObject({ type: 'ci-sdk' });
+    // Recorded from the login's event, a moment after it was answered, every field as reported.
+    await expect.poll(async () => (await me(u.token)).envInfo, { timeout: 3_000, interval: 50 }).toEqual(envInfo);
+    expect((await me(u.token)).sdkInfo).toEqual(sdkInfo);
+    expect((await c.http.get(`${M}/identities/${u.id}`, { session: admin, expectStatus: 200 })).body.data).toMatchObject({ envInfo, sdkInfo });
+    // A later login reporting less answers only what it reported, with no empty fields for the rest.
+    await c.http.post(`${C}/authenticate?method=password`, {
+      body: { username: 'ci-environment', password: 'ci-environment-secret', envInfo: { os: 'ci-os-2', arch: '' }, sdkInfo: { type: 'ci-sdk' } }, expectStatus: 200,
+    });
+    await expect.poll(async () => (await me(u.token)).envInfo, { timeout: 3_000, interval: 50 }).toEqual({ os: 'ci-os-2', arch: '' });
+    expect((await me(u.token)).sdkInfo).toEqual({ type: 'ci-sdk' });
   });
 
   it('shows an administrator\'s change to the identity\'s authenticators well before its principal would age out', async () => {

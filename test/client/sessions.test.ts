@@ -52,6 +52,26 @@ describe('sessions', () => {
     expect((await api.get(`/sessions/${s.id}/route-path`)).body.data).toEqual({ routePath: [] });
   });
 
+  // A router's protocols come from the router itself (no API writes them): set where the identity
+  // service keeps routers and in the policy service's read model of them, which sessions are matched in.
+  it('carries the supported protocols of a session\'s edge routers, as protocols and as URLs', async () => {
+    const { user, service } = await network('protocols');
+    const first = (await createSession(user.token, { serviceId: service, type: 'Dial' })).body.data;
+    expect(first.edgeRouters).toMatchObject([{ name: 'protocols-er', supportedProtocols: {}, urls: {} }]);
+    // An entry that is no string (the API answers strings only) is left out.
+    const stored = JSON.stringify({ tls: 'tls:protocols-er:3022', ws: 'ws:protocols-er:3023', port: 3022 });
+    await f.c.query(`UPDATE ${f.c.schema('identity')}.routers SET supported_protocols = $1 WHERE name = 'protocols-er'`, [stored]);
+    await f.c.query(`UPDATE ${f.c.schema('policy')}.edge_routers SET supported_protocols = $1 WHERE name = 'protocols-er'`, [stored]);
+    const protocols = { tls: 'tls:protocols-er:3022', ws: 'ws:protocols-er:3023' };
+    const again = (await createSession(user.token, { serviceId: service, type: 'Dial' })).body.data;
+    expect(again.id).toBe(first.id);
+    expect(again.edgeRouters).toEqual([expect.objectContaining({ name: 'protocols-er', supportedProtocols: protocols, urls: protocols })]);
+    expect((await f.c.http.get(`${C}/sessions/${first.id}`, { session: user.token, expectStatus: 200 })).body.data.edgeRouters[0].urls).toEqual(protocols);
+    const router = (await api.get(`/edge-routers?filter=${encodeURIComponent('name = "protocols-er"')}`)).body.data[0];
+    expect(router.supportedProtocols).toEqual(protocols);
+    expect((await api.get(`/edge-routers/${router.id}`)).body.data.supportedProtocols).toEqual(protocols);
+  });
+
   // As MapSessionToRestModel in controller/internal/routes/session_api_model.go.
   it('names the service policies that granted a session on the management API', async () => {
     const { user, service, dial } = await network('named');

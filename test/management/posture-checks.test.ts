@@ -63,7 +63,13 @@ describe('posture checks', () => {
     expect(ids).toEqual(['DOMAIN', 'MAC', 'MFA', 'OS', 'PROCESS', 'PROCESS_MULTI']);
     const os = (await get('/posture-check-types/OS')).body.data;
     expect(os.name).toBe('Operating System Check');
-    expect(os.operatingSystems.map((o: { type: string }) => o.type)).toEqual(['Windows', 'Linux', 'Android', 'macOS', 'iOS']);
+    // As controller/db/migration_initialize.go addPostureCheckTypes.
+    expect(os.operatingSystems).toEqual([
+      { type: 'Windows', versions: ['Vista', '7', '8', '10', '2000'] }, { type: 'Linux', versions: ['4.14', '4.19', '5.4', '5.9'] },
+      { type: 'Android', versions: ['9', '10', '11'] }, { type: 'macOS', versions: ['10.15', '11.0'] }, { type: 'iOS', versions: ['11', '12'] },
+    ]);
+    expect(types.body.data.find((t: { id: string }) => t.id === 'PROCESS_MULTI').operatingSystems)
+      .toEqual([{ type: 'Windows', versions: [] }, { type: 'macOS', versions: [] }, { type: 'Linux', versions: [] }]);
     await post('/posture-checks', { name: 'pc-attrs', typeId: 'MFA', roleAttributes: ['pc-zeta', 'pc-alpha'] });
     const attrs = await get(`/posture-check-role-attributes?filter=${encodeURIComponent('id contains "pc"')}`);
     expect(attrs.body.data).toEqual(['pc', 'pc-alpha', 'pc-zeta']);

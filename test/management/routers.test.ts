@@ -43,6 +43,11 @@ describe('edge routers', () => {
     expect((await get(`edge-routers/${id}`)).body.data).toMatchObject({ name: 'er-put-2', cost: 9, roleAttributes: [] });
     await c.http.patch(`${M}/edge-routers/${id}`, { body: { roleAttributes: ['b'] }, session: admin, expectStatus: 200 });
     expect((await get(`edge-routers/${id}`)).body.data).toMatchObject({ name: 'er-put-2', cost: 9, roleAttributes: ['b'] });
+    const listeners = { 'tls:er:6262': ['default', 'edge'], 'tls:er:6263': [] };
+    await c.http.patch(`${M}/edge-routers/${id}`, { body: { ctrlChanListeners: listeners }, session: admin, expectStatus: 200 });
+    expect((await get(`edge-routers/${id}`)).body.data).toMatchObject({ name: 'er-put-2', roleAttributes: ['b'], ctrlChanListeners: listeners });
+    await c.http.patch(`${M}/edge-routers/${id}`, { body: { ctrlChanListeners: null }, session: admin, expectStatus: 200 });
+    expect((await get(`edge-routers/${id}`)).body.data.ctrlChanListeners).toEqual({});
   });
 
   it('refuses bad input with the field at fault and duplicate names across router kinds', async () => {

@@ -65,3 +65,6 @@ export type { IdentityServiceClient, IdentityServiceHandlers } from './gen/edge/
 export type { PolicyServiceClient, PolicyServiceHandlers } from './gen/edge/policy/v1/PolicyService.js';
 export type { SessionServiceClient, SessionServiceHandlers } from './gen/edge/session/v1/SessionService.js';
 export type { HealthClient, HealthHandlers } from './gen/grpc/health/v1/Health.js';
+
+export { stringMap } from './maps.js';
+export { envInfoOf, sdkInfoOf, type EnvInfoFields, type SdkInfoFields } from './client-info.js';

@@ -20,14 +20,19 @@ import type { ExtJwtVerifier } from './ext-jwt.js';
 import type { LockoutStore } from './store/lockout.js';
 import type { Revocations } from './revocations.js';
 import type { AuthStore } from './store/api-session.js';
+import { envInfoOf, sdkInfoOf, type common } from '@edge/proto';
+
+/** The JSON an API session's event carries of what the client reported; '' when it reported nothing. */
+const reported = (info: object | null | undefined, fields: (v: unknown) => object) => (info ? JSON.stringify(fields(info)) : '');
 
 /** What a client sends to `POST /authenticate`, as the gateway passes it on. */
 export interface AuthenticateInput {
   method: string;
   username: string;
   password: string;
-  envInfoJson: string;
-  sdkInfoJson: string;
+  /** What the client reported of its environment and SDK; null when it reported none. */
+  envInfo: common.EnvInfo__Output | null;
+  sdkInfo: common.SdkInfo__Output | null;
   configTypes: string[];
   remoteAddress: string;
   /** The JWT of method ext-jwt (the gateway takes it from the Authorization header). */
@@ -221,7 +226,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
       id: newId(), tokenHash: hashToken(token), identityId: identity.id, authenticatorId,
       configTypes: input.configTypes, ipAddress: input.remoteAddress,
       isMfaRequired, isMfaComplete: false, isCertExtendable, lastActivityAt: new Date(),
-    }, { envInfoJson: input.envInfoJson, sdkInfoJson: input.sdkInfoJson });
+    }, { envInfoJson: reported(input.envInfo, envInfoOf), sdkInfoJson: reported(input.sdkInfo, sdkInfoOf) });
     return { session, token, identity };
   };
 }

@@ -32,7 +32,7 @@ describe('API sessions', () => {
     it('opens an API session whose token is stored only as its sha256', async () => {
       const s = await client.authenticate({
         method: 'password', username: 'alice', password: 'alice-secret',
-        configTypes: ['intercept.v1'], remoteAddress: '10.1.2.3', envInfoJson: '{"os":"linux"}',
+        configTypes: ['intercept.v1'], remoteAddress: '10.1.2.3', envInfo: { os: 'linux' },
       });
       expect(s.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(s).toMatchObject({ identityName: 'alice', isAdmin: false, configTypes: ['intercept.v1'], ipAddress: '10.1.2.3', tagsJson: '{}' });

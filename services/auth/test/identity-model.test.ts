@@ -41,7 +41,7 @@ describe('the identity read model', () => {
     await login('carol'); // the model learns of carol (no event came yet)
     // A replica whose identity service is nowhere: it answers from the model alone.
     const { client: cut } = await h.startAuth({ identityTarget: '127.0.0.1:1' });
-    const s = await cut.authenticate({ method: 'password', username: 'carol', password: 'carol-secret', envInfoJson: '{"os":"linux"}' });
+    const s = await cut.authenticate({ method: 'password', username: 'carol', password: 'carol-secret', envInfo: { os: 'linux' } });
     expect(s).toMatchObject({ identityId: user.id, identityName: 'carol' });
     const p = await cut.validateSession({ token: s.token });
     expect(p).toMatchObject({ isAdmin: false, roleAttributes: ['ops'], permissions: ['admin_readonly'], apiSession: { id: s.id, identityName: 'carol' } });
@@ -52,7 +52,7 @@ describe('the identity read model', () => {
     const seen: unknown[] = [];
     const sub = await h.bus.subscribe('edge.auth.api-session.created', async (m) => { seen.push(m.data); });
     try {
-      const s = await client.authenticate({ method: 'password', username: 'erin', password: 'erin-secret', envInfoJson: '{"os":"linux"}', sdkInfoJson: '{"type":"t"}' });
+      const s = await client.authenticate({ method: 'password', username: 'erin', password: 'erin-secret', envInfo: { os: 'linux' }, sdkInfo: { type: 't' } });
       await vi.waitFor(() => expect(seen).toContainEqual({ id: s.id, identityId: s.identityId, envInfoJson: '{"os":"linux"}', sdkInfoJson: '{"type":"t"}' }));
     } finally {
       await sub.unsubscribe();

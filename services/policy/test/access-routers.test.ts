@@ -15,7 +15,7 @@ function router(id: string, roleAttributes: string[], second: number): identity.
   const at = new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
   return {
     id, kind: 'edge', name: `router-${id}`, roleAttributes, tagsJson: '{}', appDataJson: '{}', cost: 0, noTraversal: false, disabled: false,
-    isTunnelerEnabled: false, isVerified: false, hostname: '', supportedProtocolsJson: '{}', ctrlChanListenersJson: '{}', configs: [], createdAt: at, updatedAt: at,
+    isTunnelerEnabled: false, isVerified: false, hostname: '', supportedProtocols: {}, ctrlChanListeners: {}, configs: [], createdAt: at, updatedAt: at,
   };
 }
 

@@ -13,7 +13,7 @@ function router(id: string): identity.Router {
   const at = new Date(Date.UTC(2026, 0, 1)).toISOString();
   return {
     id, kind: 'edge', name: `router-${id}`, roleAttributes: [], tagsJson: '{}', appDataJson: '{}', cost: 0, noTraversal: false, disabled: false,
-    isTunnelerEnabled: false, isVerified: false, hostname: '', supportedProtocolsJson: '{}', ctrlChanListenersJson: '{}', configs: [], createdAt: at, updatedAt: at,
+    isTunnelerEnabled: false, isVerified: false, hostname: '', supportedProtocols: {}, ctrlChanListeners: {}, configs: [], createdAt: at, updatedAt: at,
   };
 }
 

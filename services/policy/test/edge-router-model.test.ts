@@ -15,14 +15,14 @@ const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 function router(id: string, roleAttributes: string[], updatedAt: string): identity.Router {
   return {
     id, kind: 'edge', name: `router-${id}`, roleAttributes, tagsJson: '{}', appDataJson: '{"zone":"a"}', cost: 7, noTraversal: false,
-    disabled: false, isTunnelerEnabled: false, isVerified: false, hostname: `${id}.example`, supportedProtocolsJson: '{"tls":"tls:x:443"}',
-    ctrlChanListenersJson: '{}', configs: [], createdAt: at(0), updatedAt,
+    disabled: false, isTunnelerEnabled: false, isVerified: false, hostname: `${id}.example`, supportedProtocols: { tls: 'tls:x:443' },
+    ctrlChanListeners: {}, configs: [], createdAt: at(0), updatedAt,
   };
 }
 
 const event = (r: identity.Router, over: Record<string, unknown> = {}) => ({
   id: r.id, kind: 'edge', name: r.name, roleAttributes: r.roleAttributes, disabled: false, isTunnelerEnabled: false, hostname: r.hostname,
-  cost: r.cost, noTraversal: false, supportedProtocols: JSON.parse(r.supportedProtocolsJson!), appData: JSON.parse(r.appDataJson!),
+  cost: r.cost, noTraversal: false, supportedProtocols: r.supportedProtocols!, appData: JSON.parse(r.appDataJson!),
   createdAt: r.createdAt, updatedAt: r.updatedAt, ...over,
 });
 
@@ -49,7 +49,7 @@ describe('edge router read model', () => {
   it('answers the edge routers both sides select from the model, the identity service gone', async () => {
     const got = await access();
     expect(got.edgeRouters.map((r) => r.id)).toEqual(['era', 'erb']);
-    expect(got.edgeRouters[0]).toMatchObject({ name: 'router-era', hostname: 'era.example', cost: 7, appDataJson: '{"zone":"a"}', supportedProtocolsJson: '{"tls":"tls:x:443"}' });
+    expect(got.edgeRouters[0]).toMatchObject({ name: 'router-era', hostname: 'era.example', cost: 7, appDataJson: '{"zone":"a"}', supportedProtocols: { tls: 'tls:x:443' } });
     expect([got.identityEdgeRouterCount, got.serviceEdgeRouterCount]).toEqual([2, 2]);
   });
 

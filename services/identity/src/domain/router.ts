@@ -16,7 +16,8 @@ export interface RouterInput {
   noTraversal: boolean;
   disabled: boolean;
   isTunnelerEnabled: boolean;
-  ctrlChanListeners: Json;
+  /** Listener address → the groups it serves. */
+  ctrlChanListeners: Record<string, string[]>;
   /** Ids of configs of router-targeted types (the policy service checks them). */
   configs: string[];
 }

@@ -5,7 +5,7 @@ import { newId } from '@edge/ids';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
 import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedByCondition } from '@edge/roles';
 import type { AsyncHandlers } from '@edge/rpc';
-import type { IdentityServiceHandlers, identity as pb } from '@edge/proto';
+import { envInfoOf, sdkInfoOf, type IdentityServiceHandlers, type identity as pb } from '@edge/proto';
 import {
   applyUpdate, traceFor, checkDefaultAdminUpdate, checkDeletable, disabledUntil, isDisabled, normalizeTypeId, parseJson, validateIdentityInput,
   DEFAULT_AUTH_POLICY_ID, type Identity, type IdentityInput, type Json, type Precedence,
@@ -55,8 +55,8 @@ export function identityToProto(i: Identity): pb.Identity {
     disabled,
     disabledAt: disabled ? i.disabledAt?.toISOString() : undefined,
     disabledUntil: disabled ? i.disabledUntil?.toISOString() : undefined,
-    envInfoJson: JSON.stringify(i.envInfo),
-    sdkInfoJson: JSON.stringify(i.sdkInfo),
+    envInfo: envInfoOf(i.envInfo),
+    sdkInfo: sdkInfoOf(i.sdkInfo),
     permissions: i.permissions,
     createdAt: i.createdAt.toISOString(),
     updatedAt: i.updatedAt.toISOString(),

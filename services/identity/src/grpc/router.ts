@@ -4,7 +4,7 @@
  */
 import { newId } from '@edge/ids';
 import type { AsyncHandlers } from '@edge/rpc';
-import type { IdentityServiceHandlers, identity as pb } from '@edge/proto';
+import { stringMap, type IdentityServiceHandlers, type identity as pb } from '@edge/proto';
 import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedByCondition } from '@edge/roles';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
 import { parseJson } from '../domain/identity.js';
@@ -23,7 +23,7 @@ export function routerFieldsToInput(f: pb.RouterFields__Output | null | undefine
     noTraversal: x.noTraversal ?? false,
     disabled: x.disabled ?? false,
     isTunnelerEnabled: x.isTunnelerEnabled ?? false,
-    ctrlChanListeners: parseJson('ctrlChanListeners', x.ctrlChanListenersJson),
+    ctrlChanListeners: Object.fromEntries(Object.entries(x.ctrlChanListeners ?? {}).map(([address, g]) => [address, g.groups ?? []])),
     configs: x.configs ?? [],
   };
 }
@@ -34,8 +34,8 @@ export function routerToProto(r: Router): pb.Router {
     id: r.id, kind: r.kind, name: r.name, roleAttributes: r.roleAttributes, tagsJson: JSON.stringify(r.tags), appDataJson: JSON.stringify(r.appData),
     cost: r.cost, noTraversal: r.noTraversal, disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled, isVerified: r.isVerified,
     fingerprint: r.fingerprint ?? undefined, certPem: r.certPem ?? undefined, unverifiedFingerprint: r.unverifiedFingerprint ?? undefined,
-    unverifiedCertPem: r.unverifiedCertPem ?? undefined, hostname: r.hostname, supportedProtocolsJson: JSON.stringify(r.supportedProtocols),
-    ctrlChanListenersJson: JSON.stringify(r.ctrlChanListeners), configs: r.configs, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
+    unverifiedCertPem: r.unverifiedCertPem ?? undefined, hostname: r.hostname, supportedProtocols: stringMap(r.supportedProtocols),
+    ctrlChanListeners: Object.fromEntries(Object.entries(r.ctrlChanListeners).map(([address, groups]) => [address, { groups }])), configs: r.configs, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
   };
 }
 

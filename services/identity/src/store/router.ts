@@ -33,12 +33,18 @@ export const ROUTER_FIELDS: FieldMap = {
 /** The columns role lists match edge routers on. */
 export const ROUTER_ROLE_COLUMNS: RoleColumns = { attributes: sql.ref('role_attributes'), id: sql.ref('id'), name: sql.ref('name') };
 
+/** A stored router's listeners (address → groups); only strings count as groups. */
+function listenersOf(stored: Json): Router['ctrlChanListeners'] {
+  if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return {};
+  return Object.fromEntries(Object.entries(stored).map(([address, groups]) => [address, Array.isArray(groups) ? groups.filter((g) => typeof g === 'string') : []]));
+}
+
 function toDomain(r: Selectable<RoutersTable>): Router {
   return {
     id: r.id, kind: r.kind, name: r.name, roleAttributes: r.role_attributes, tags: r.tags, appData: r.app_data, cost: r.cost,
     noTraversal: r.no_traversal, disabled: r.disabled, isTunnelerEnabled: r.is_tunneler_enabled, isVerified: r.is_verified,
     fingerprint: r.fingerprint, certPem: r.cert_pem, unverifiedFingerprint: r.unverified_fingerprint, unverifiedCertPem: r.unverified_cert_pem,
-    hostname: r.hostname, supportedProtocols: r.supported_protocols, ctrlChanListeners: r.ctrl_chan_listeners, configs: r.configs,
+    hostname: r.hostname, supportedProtocols: r.supported_protocols, ctrlChanListeners: listenersOf(r.ctrl_chan_listeners), configs: r.configs,
     createdAt: r.created_at, updatedAt: r.updated_at,
   };
 }

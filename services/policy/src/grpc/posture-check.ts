@@ -15,6 +15,7 @@ import type { PolicyStores } from '../store/index.js';
 import { ROLE_ATTRIBUTE_FIELDS } from '../store/service.js';
 import { POSTURE_CHECK_FIELDS, POSTURE_CHECK_TYPE_FIELDS, type PostureCheckTypeRow } from '../store/posture-check.js';
 import { storedToProto, type HandlerDeps } from './common.js';
+import { operatingSystemsOf } from './posture-definition.js';
 
 export function postureCheckToProto(c: PostureCheck): pb.PostureCheck {
   return Object.assign(storedToProto(c), { name: c.name, typeId: c.typeId, roleAttributes: c.roleAttributes, version: c.version, dataJson: JSON.stringify(c.data) });
@@ -22,7 +23,7 @@ export function postureCheckToProto(c: PostureCheck): pb.PostureCheck {
 
 function postureCheckTypeToProto(t: PostureCheckTypeRow): pb.PostureCheckType {
   return {
-    id: t.id, name: t.name, operatingSystemsJson: JSON.stringify(t.operating_systems), version: '1', tagsJson: JSON.stringify(t.tags),
+    id: t.id, name: t.name, operatingSystems: operatingSystemsOf(t.operating_systems), version: '1', tagsJson: JSON.stringify(t.tags),
     createdAt: t.created_at.toISOString(), updatedAt: t.updated_at.toISOString(),
   };
 }

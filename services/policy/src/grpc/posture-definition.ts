@@ -18,14 +18,19 @@ function processOf(v: unknown): pb.PostureProcess {
   };
 }
 
+/** The operating systems of a stored list (a check's or a type's): `{type, versions}` objects. */
+export function operatingSystemsOf(v: unknown): pb.PostureOperatingSystem[] {
+  const oses = Array.isArray(v) ? v.filter((o): o is Json => o !== null && typeof o === 'object') : [];
+  return oses.map((o) => ({ type: text(o.type), versions: strings(o.versions) }));
+}
+
 /** A posture check with the fields of its type. */
 export function postureCheckDefinition(c: PostureCheck): pb.PostureCheckDefinition {
   const d = c.data;
-  const oses = Array.isArray(d.operatingSystems) ? (d.operatingSystems as Json[]) : [];
   return {
     id: c.id, name: c.name, typeId: c.typeId, version: c.version, tagsJson: JSON.stringify(c.tags),
     createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString(),
-    operatingSystems: oses.map((o) => ({ type: text(o.type), versions: strings(o.versions) })),
+    operatingSystems: operatingSystemsOf(d.operatingSystems),
     ...(c.typeId === 'PROCESS' ? { process: processOf(d.process) } : {}),
     processes: Array.isArray(d.processes) ? d.processes.map(processOf) : [],
     semantic: text(d.semantic), domains: strings(d.domains), macAddresses: strings(d.macAddresses),

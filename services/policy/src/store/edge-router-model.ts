@@ -10,7 +10,7 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { idInPage, type PageRange } from '@edge/outbox';
-import type { identity as ipb } from '@edge/proto';
+import { stringMap, type identity as ipb } from '@edge/proto';
 import { selectedByCondition, type RoleColumns, type RoleSelection } from '@edge/roles';
 import type { EdgeRoutersTable, PolicyDb } from './db.js';
 
@@ -24,7 +24,7 @@ export interface EdgeRouterRecord {
   noTraversal: boolean;
   disabled: boolean;
   isTunnelerEnabled: boolean;
-  supportedProtocols: unknown;
+  supportedProtocols: Record<string, string>;
   appData: unknown;
   createdAt: Date;
   updatedAt: Date;
@@ -39,7 +39,7 @@ const contentOf = (table: string) => sql.join(CONTENT.map((c) => sql.ref(`${tabl
 
 const toRow = (r: EdgeRouterRecord, deleted: boolean) => ({
   id: r.id, name: r.name, role_attributes: r.roleAttributes, hostname: r.hostname, cost: r.cost, no_traversal: r.noTraversal,
-  disabled: r.disabled, is_tunneler_enabled: r.isTunnelerEnabled, supported_protocols: JSON.stringify(r.supportedProtocols ?? {}),
+  disabled: r.disabled, is_tunneler_enabled: r.isTunnelerEnabled, supported_protocols: JSON.stringify(r.supportedProtocols),
   app_data: JSON.stringify(r.appData ?? {}), deleted, created_at: r.createdAt, updated_at: r.updatedAt, seen_at: sql<Date>`now()` as unknown as Date,
 });
 
@@ -48,7 +48,7 @@ function toProto(r: Selectable<EdgeRoutersTable>): ipb.Router__Output {
   return {
     id: r.id, kind: 'edge', name: r.name, roleAttributes: r.role_attributes, tagsJson: '{}', appDataJson: JSON.stringify(r.app_data),
     cost: r.cost, noTraversal: r.no_traversal, disabled: r.disabled, isTunnelerEnabled: r.is_tunneler_enabled, isVerified: false,
-    hostname: r.hostname, supportedProtocolsJson: JSON.stringify(r.supported_protocols), ctrlChanListenersJson: '{}',
+    hostname: r.hostname, supportedProtocols: stringMap(r.supported_protocols), ctrlChanListeners: {},
     createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString(), configs: [],
   };
 }
@@ -71,7 +71,7 @@ export function edgeRouterFromEvent(d: Record<string, unknown>): EdgeRouterRecor
   const updated = new Date(updatedAt);
   if (Number.isNaN(created.getTime()) || Number.isNaN(updated.getTime())) return undefined;
   return {
-    id, name, roleAttributes, hostname, cost, noTraversal, disabled, isTunnelerEnabled, supportedProtocols: d.supportedProtocols ?? {},
+    id, name, roleAttributes, hostname, cost, noTraversal, disabled, isTunnelerEnabled, supportedProtocols: stringMap(d.supportedProtocols),
     appData: d.appData ?? {}, createdAt: created, updatedAt: updated,
   };
 }
@@ -81,7 +81,7 @@ export function edgeRouterFromProto(r: ipb.Router__Output): EdgeRouterRecord {
   const parse = (s: string) => (s ? JSON.parse(s) as unknown : {});
   return {
     id: r.id, name: r.name, roleAttributes: r.roleAttributes, hostname: r.hostname, cost: r.cost, noTraversal: r.noTraversal,
-    disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled, supportedProtocols: parse(r.supportedProtocolsJson),
+    disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled, supportedProtocols: r.supportedProtocols,
     appData: parse(r.appDataJson), createdAt: new Date(r.createdAt), updatedAt: new Date(r.updatedAt),
   };
 }

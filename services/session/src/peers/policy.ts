@@ -40,7 +40,8 @@ export interface EdgeRouterView {
   isOnline: boolean;
   noTraversal: boolean;
   disabled: boolean;
-  supportedProtocolsJson: string;
+  /** Protocol → address. */
+  supportedProtocols: Record<string, string>;
   appDataJson: string;
 }
 
@@ -98,7 +99,7 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>) {
         id: a.serviceId, name: a.serviceName, permissions: a.permissions, policies: grantingPolicies(a.policies), checks: checksOf(a.policies),
         edgeRouters: a.edgeRouters.map((r) => ({
           id: r.id, name: r.name, hostname: r.hostname, cost: r.cost, isOnline: false, noTraversal: r.noTraversal,
-          disabled: r.disabled, supportedProtocolsJson: r.supportedProtocolsJson, appDataJson: r.appDataJson,
+          disabled: r.disabled, supportedProtocols: r.supportedProtocols, appDataJson: r.appDataJson,
         })),
       };
     },

@@ -2,7 +2,7 @@
  * HTTP renderings shared by both APIs: API sessions and identity details.
  */
 import { entityRef, selfLink } from '@edge/envelope';
-import type { auth, identity, pki } from '@edge/proto';
+import { envInfoOf, sdkInfoOf, type auth, type identity, type pki } from '@edge/proto';
 import { renderIdentityEnrollments } from './enrollments.js';
 
 function parse(text: string | undefined): Record<string, unknown> {
@@ -94,8 +94,8 @@ export function renderIdentity(i: identity.Identity__Output, summary: auth.Ident
     authPolicy: entityRef('auth-policies', 'auth-policies', i.authPolicyId, i.authPolicyId === 'default' ? 'Default' : i.authPolicyId),
     authenticators: authenticators(summary),
     enrollment: renderIdentityEnrollments(enrollments),
-    envInfo: parse(i.envInfoJson),
-    sdkInfo: parse(i.sdkInfoJson),
+    envInfo: envInfoOf(i.envInfo),
+    sdkInfo: sdkInfoOf(i.sdkInfo),
     hasApiSession: summary?.hasApiSession ?? false,
     hasEdgeRouterConnection: false,
     edgeRouterConnectionStatus: 'offline',

@@ -7,7 +7,6 @@ import { baseEntity, withFields, jsonObject } from '../../shared/entity.js';
 
 /** `sessionEdgeRouter`: the router as a client sees it, with the URLs of its protocols. */
 function renderSessionEdgeRouter(r: session.SessionEdgeRouter__Output) {
-  const protocols = jsonObject(r.supportedProtocolsJson) as Record<string, string>;
   return {
     name: r.name,
     appData: jsonObject(r.appDataJson),
@@ -16,9 +15,9 @@ function renderSessionEdgeRouter(r: session.SessionEdgeRouter__Output) {
     hostname: r.hostname,
     isOnline: r.isOnline,
     noTraversal: r.noTraversal,
-    supportedProtocols: protocols,
+    supportedProtocols: r.supportedProtocols,
     syncStatus: 'SYNC_UNKNOWN',
-    urls: protocols,
+    urls: r.supportedProtocols,
   };
 }
 

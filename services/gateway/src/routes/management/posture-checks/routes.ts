@@ -16,7 +16,7 @@ import { postureCheckCreate, postureCheckPatch, postureCheckUpdate } from './sch
 function renderPostureCheckType(t: policy.PostureCheckType__Output) {
   return {
     id: t.id, createdAt: t.createdAt, updatedAt: t.updatedAt, _links: selfLink('posture-check-types', t.id), tags: jsonObject(t.tagsJson),
-    name: t.name, operatingSystems: JSON.parse(t.operatingSystemsJson || '[]') as unknown[], version: t.version,
+    name: t.name, operatingSystems: t.operatingSystems.map((o) => ({ type: o.type, versions: o.versions })), version: t.version,
   };
 }
 

@@ -23,7 +23,7 @@ export function toRouterFields(b: RouterBody): identity.RouterFields {
     noTraversal: b.noTraversal ?? false,
     disabled: b.disabled ?? false,
     isTunnelerEnabled: b.isTunnelerEnabled ?? false,
-    ctrlChanListenersJson: JSON.stringify(b.ctrlChanListeners ?? {}),
+    ctrlChanListeners: Object.fromEntries(Object.entries(b.ctrlChanListeners ?? {}).map(([address, groups]) => [address, { groups }])),
     configs: b.configs ?? [],
   };
 }
@@ -51,7 +51,7 @@ function common(r: identity.Router__Output, collection: string, enrollment: pki.
     fingerprint: r.fingerprint ?? '',
     unverifiedCertPem: r.unverifiedCertPem ?? null,
     unverifiedFingerprint: r.unverifiedFingerprint ?? null,
-    ctrlChanListeners: json(r.ctrlChanListenersJson),
+    ctrlChanListeners: Object.fromEntries(Object.entries(r.ctrlChanListeners).map(([address, g]) => [address, g.groups])),
     configs: r.configs,
     interfaces: [] as unknown[],
     ...renderRouterEnrollment(enrollment),
@@ -78,7 +78,7 @@ export function renderEdgeRouter(r: identity.Router__Output, enrollment?: pki.En
     roleAttributes: r.roleAttributes,
     isTunnelerEnabled: r.isTunnelerEnabled,
     hostname: r.hostname,
-    supportedProtocols: json(r.supportedProtocolsJson),
+    supportedProtocols: r.supportedProtocols,
     syncStatus: 'SYNC_UNKNOWN',
     certPem: r.certPem ?? null,
     os: '',
@@ -99,7 +99,7 @@ export function renderCommonEdgeRouter(r: identity.Router__Output) {
     hostname: r.hostname,
     isOnline: false,
     noTraversal: r.noTraversal,
-    supportedProtocols: json(r.supportedProtocolsJson),
+    supportedProtocols: r.supportedProtocols,
     syncStatus: 'SYNC_UNKNOWN',
   };
 }
