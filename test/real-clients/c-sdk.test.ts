@@ -63,10 +63,11 @@ describe.skipIf(!HAVE_PROBE)('the OpenZiti C SDK (ziti-probe)', () => {
   const api = adminApi(() => c, () => admin);
   let dir = '';
   const svc = 'csdk-svc';
+  let cfg = '';
 
   /** Creates an identity with an OTT enrollment and enrolls it with the SDK; returns the identity file. */
-  async function enrolled(name: string): Promise<string> {
-    const id = (await api.post('/identities', { name, type: 'Device', isAdmin: false, roleAttributes: ['csdk'], enrollment: { ott: true } })).body.data.id as string;
+  async function enrolled(name: string, roleAttributes = ['csdk']): Promise<string> {
+    const id = (await api.post('/identities', { name, type: 'Device', isAdmin: false, roleAttributes, enrollment: { ott: true } })).body.data.id as string;
     const jwt = (await api.get(`/identities/${id}`)).body.data.enrollment.ott.jwt as string;
     writeFileSync(join(dir, `${name}.jwt`), jwt);
     const file = join(dir, `${name}.json`);
@@ -82,12 +83,13 @@ describe.skipIf(!HAVE_PROBE)('the OpenZiti C SDK (ziti-probe)', () => {
     admin = await c.login();
     dir = mkdtempSync(join(tmpdir(), 'edge-csdk-'));
     const ct = (await api.get('/config-types?filter=name%3D%22intercept.v1%22')).body.data[0].id as string;
-    const cfg = (await api.post('/configs', {
+    cfg = (await api.post('/configs', {
       name: 'csdk-intercept', configTypeId: ct,
       data: { protocols: ['tcp'], addresses: ['csdk.ziti'], portRanges: [{ low: 80, high: 80 }] },
     })).body.data.id as string;
     await api.post('/services', { name: svc, encryptionRequired: true, roleAttributes: ['csdk-svc'], configs: [cfg] });
     await api.post('/service-policies', { name: 'csdk-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#csdk'], serviceRoles: ['#csdk-svc'] });
+    await api.post('/service-policies', { name: 'csdk-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#csdk-host'], serviceRoles: ['#csdk-svc'] });
     // A router for both, so a Dial session can be granted (nothing listens for it).
     await api.post('/edge-routers', { name: 'csdk-er', roleAttributes: ['csdk-er'], isTunnelerEnabled: false });
     await api.post('/edge-router-policies', { name: 'csdk-erp', semantic: 'AnyOf', identityRoles: ['#csdk'], edgeRouterRoles: ['#csdk-er'] });
@@ -120,6 +122,16 @@ describe.skipIf(!HAVE_PROBE)('the OpenZiti C SDK (ziti-probe)', () => {
     expect(sessions.some((s) => s.identityId === id && s.service.name === svc && s.type === 'Dial')).toBe(true);
   });
 
+  it('hosts the service: is granted a Bind session and the routers for it', async () => {
+    const file = await enrolled('csdk-host', ['csdk', 'csdk-host']);
+    const r = await probe(['run', file, '--bind', svc, '--timeout', '30']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.lines.find((l) => l.startsWith(`service added name=${svc} `)), show(r)).toMatch(/dial=1 bind=1$/);
+    expect(r.lines, show(r)).toContain('bind result status=0 (OK)');
+    expect(r.stderr, show(r)).toMatch(/completed GET\[\/services\/[^/]+\/edge-routers\]/);
+    expect(r.stderr, show(r)).toMatch(/checking router\[csdk-er\]/);
+  });
+
   it('sees a service granted while it runs', async () => {
     const file = await enrolled('csdk-watcher');
     let created: Promise<unknown> | undefined;
@@ -131,6 +143,19 @@ describe.skipIf(!HAVE_PROBE)('the OpenZiti C SDK (ziti-probe)', () => {
     await created;
     expect(r.code, show(r)).toBe(0);
     expect(r.lines.some((l) => l.startsWith('service added name=csdk-late ')), show(r)).toBe(true);
+  });
+
+  it('sees a changed intercept.v1 config of its service while it runs', async () => {
+    const file = await enrolled('csdk-cfg-watcher');
+    let changed: Promise<unknown> | undefined;
+    const r = await probe(['run', file, '--refresh', '1', '--config-type', 'intercept.v1', '--stay', '4', '--timeout', '30'], (line) => {
+      if (line.startsWith('staying') && !changed) {
+        changed = api.patch(`/configs/${cfg}`, { data: { protocols: ['tcp'], addresses: ['csdk2.ziti'], portRanges: [{ low: 80, high: 80 }] } });
+      }
+    });
+    await changed;
+    expect(r.code, show(r)).toBe(0);
+    expect(r.lines.some((l) => l.startsWith(`service changed name=${svc} `)), show(r)).toBe(true);
   });
 
   it('renews its certificate and logs in with the renewed one', async () => {

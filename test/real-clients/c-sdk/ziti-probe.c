@@ -1,7 +1,7 @@
 // ziti-probe: drives the OpenZiti C SDK against a controller and prints what happened.
 //
 //   ziti-probe enroll <jwt-file> <identity-out.json>
-//   ziti-probe run <identity.json> [--dial <service>] [--timeout <seconds>]
+//   ziti-probe run <identity.json> [--dial <service> | --bind <service>] [--timeout <seconds>]
 //                  [--wait-service <name>] [--refresh <seconds>] [--config-type <type>]
 //                  [--extend-days <days>] [--save <identity-out.json>] [--stay <seconds>]
 //
@@ -30,6 +30,7 @@ static uv_loop_t *loop;
 static uv_timer_t deadline;
 static int exit_code = 1;
 static const char *dial_service;
+static const char *bind_service;
 static bool dial_started;
 static int services_seen;
 static bool finished;
@@ -124,6 +125,33 @@ static void on_dial(ziti_connection conn, int status) {
                 status == ZITI_CONNABORT || status == ZITI_TIMEOUT ? 0 : 4);
 }
 
+static void on_client(ziti_connection srv, ziti_connection client, int status, const ziti_client_ctx *ctx) {
+    (void) srv; (void) ctx;
+    printf("PROBE bind client status=%d\n", status);
+    if (client) ziti_close(client, on_close);
+}
+
+static void on_listen(ziti_connection srv, int status) {
+    ziti_context ztx = ziti_conn_context(srv);
+    // the SDK reports OK once the controller granted the Bind session and it has the routers
+    printf("PROBE bind result status=%d (%s)\n", status, ziti_errorstr(status));
+    ziti_close(srv, on_close);
+    finish(ztx, status == ZITI_OK ? 0 : 4);
+}
+
+static void start_bind(ziti_context ztx) {
+    if (dial_started) return;
+    dial_started = true;
+    ziti_connection conn;
+    ziti_conn_init(ztx, &conn, NULL);
+    printf("PROBE bind start service=%s\n", bind_service);
+    int rc = ziti_listen(conn, bind_service, on_listen, on_client);
+    if (rc != ZITI_OK) {
+        printf("PROBE bind result status=%d (%s)\n", rc, ziti_errorstr(rc));
+        finish(ztx, 4);
+    }
+}
+
 static void start_dial(ziti_context ztx) {
     if (dial_started) return;
     dial_started = true;
@@ -148,6 +176,7 @@ static void on_stay_done(uv_timer_t *t) {
 static void maybe_next(ziti_context ztx) {
     if (!services_listed || wait_service || (wait_extend && !extended)) return;
     if (dial_service) start_dial(ztx);
+    else if (bind_service) start_bind(ztx);
     else if (stay_seconds > 0) {
         if (!uv_is_active((uv_handle_t *) &stay_timer)) {
             printf("PROBE staying seconds=%d\n", stay_seconds);
@@ -192,8 +221,14 @@ static void on_event(ziti_context ztx, const ziti_event_t *ev) {
                 }
                 if (wait_service && strcmp((*s)->name, wait_service) == 0) wait_service = NULL;
             }
-            for (s = ev->service.changed; s && *s; s++)
+            for (s = ev->service.changed; s && *s; s++) {
                 printf("PROBE service changed name=%s id=%s\n", (*s)->name, (*s)->id);
+                if (config_type) {
+                    const char *cfg = ziti_service_get_raw_config(*s, config_type);
+                    printf("PROBE config service=%s type=%s json=%s\n", (*s)->name, config_type,
+                           cfg ? cfg : "null");
+                }
+            }
             for (s = ev->service.removed; s && *s; s++)
                 printf("PROBE service removed name=%s id=%s\n", (*s)->name, (*s)->id);
             printf("PROBE services total=%d\n", services_seen);
@@ -226,6 +261,7 @@ static int do_run(const char *identity, int argc, char **argv) {
     int timeout = 30, refresh = 60, extend_days = 0;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--dial") == 0 && i + 1 < argc) dial_service = argv[++i];
+        else if (strcmp(argv[i], "--bind") == 0 && i + 1 < argc) bind_service = argv[++i];
         else if (strcmp(argv[i], "--wait-service") == 0 && i + 1 < argc) wait_service = argv[++i];
         else if (strcmp(argv[i], "--refresh") == 0 && i + 1 < argc) refresh = atoi(argv[++i]);
         else if (strcmp(argv[i], "--config-type") == 0 && i + 1 < argc) config_type = argv[++i];
