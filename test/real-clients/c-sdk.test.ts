@@ -158,6 +158,23 @@ describe.skipIf(!HAVE_PROBE)('the OpenZiti C SDK (ziti-probe)', () => {
     expect(r.lines.some((l) => l.startsWith(`service changed name=${svc} `)), show(r)).toBe(true);
   });
 
+  it('enrolls TOTP MFA and answers the code on the next login', { timeout: 90_000 }, async () => {
+    const file = await enrolled('csdk-mfa');
+    const secret = join(dir, 'csdk-mfa.secret');
+    const r = await probe(['run', file, '--mfa-enroll', secret, '--timeout', '30']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.lines, show(r)).toContain('mfa verify status=0 (OK)');
+    // A TOTP step is accepted once (README.md): the login's code is of the next step.
+    await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 500));
+    const again = await probe(['run', file, '--mfa-secret', secret, '--timeout', '30']);
+    expect(again.code, show(again)).toBe(0);
+    // The SDK asks to enroll TOTP (action 1) rather than for a code (action 2): the MFA auth
+    // query carries no isTotpEnrolled (see README.md); it logs in with the code all the same.
+    expect(again.lines.find((l) => l.startsWith('auth action=')), show(again)).toMatch(/^auth action=[12] type=MFA /);
+    expect(again.lines, show(again)).toContain('mfa auth status=0 (OK)');
+    expect(again.lines.some((l) => l.startsWith('login ok identity=csdk-mfa ')), show(again)).toBe(true);
+  });
+
   it('renews its certificate and logs in with the renewed one', async () => {
     const file = await enrolled('csdk-renewer');
     const renewed = join(dir, 'csdk-renewer-renewed.json');
