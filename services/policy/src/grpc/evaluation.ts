@@ -15,6 +15,9 @@ import type { OwnConfig } from './identities.js';
 import { postureQueryGroups } from './posture-definition.js';
 import { serviceToProto } from './service.js';
 
+/** Every config type, as `configTypes=all` names them. */
+const ALL_CONFIG_TYPES = ['all'];
+
 export function createEvaluationHandlers(deps: HandlerDeps) {
   const { stores } = deps;
 
@@ -123,11 +126,14 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
     /**
      * The digest of everything the caller's list shows (the seconds left of a posture timeout
      * aside), and the posture checks it names, so the session service adds whether each passes.
+     * Configs of every type count, whatever types the API session named: clients such as the C
+     * SDK log in naming none and ask for them with each list (`configTypes=all`), and OpenZiti
+     * moves the marker of everyone who sees a service when one of its configs changes.
      */
     async GetServiceListDigest(req: pb.GetServiceListDigestRequest__Output): Promise<pb.ServiceListDigest> {
-      const overrides = await ownConfigs(req.identityId, req.configTypes);
-      return deps.serviceDigests.through(JSON.stringify([req, overrides]), async () => {
-        const services = await everyService({ identityId: req.identityId, roleAttributes: req.roleAttributes }, req.configTypes, overrides);
+      const overrides = await ownConfigs(req.identityId, ALL_CONFIG_TYPES);
+      return deps.serviceDigests.through(JSON.stringify([req.identityId, req.roleAttributes, overrides]), async () => {
+        const services = await everyService({ identityId: req.identityId, roleAttributes: req.roleAttributes }, ALL_CONFIG_TYPES, overrides);
         const checks = new Map(services.flatMap((s) => (s.postureQueries ?? []).flatMap((g) => g.checks ?? [])).map((c) => [c.id!, c]));
         return {
           digest: createHash('sha256').update(JSON.stringify(services)).digest('hex'),
