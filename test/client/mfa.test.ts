@@ -82,14 +82,16 @@ describe('login with MFA', () => {
 
   it('gives a partial session with the MFA auth query that only MFA, itself and logout may use', async () => {
     const r = await c.http.post(`${C}/authenticate?method=password`, { body: { username: user.name, password: user.password }, expectStatus: 200 });
+    // isTotpEnrolled tells SDKs to prompt for a code rather than for enrollment.
     expect(r.body.data.authQueries).toEqual([{
-      typeId: 'MFA', provider: 'ziti', format: 'alphaNumeric', httpMethod: 'POST', httpUrl: './authenticate/mfa', minLength: 4, maxLength: 6,
+      typeId: 'MFA', provider: 'ziti', format: 'alphaNumeric', httpMethod: 'POST', httpUrl: './authenticate/mfa', minLength: 4, maxLength: 6, isTotpEnrolled: true,
     }]);
     const token = r.body.data.token as string;
     expect((await c.http.get(`${C}/current-identity`, { session: token })).status).toBe(401);
     expect((await c.http.get(`${M}/identities`, { session: token })).status).toBe(401);
     const self = await c.http.get(`${C}/current-api-session`, { session: token, expectStatus: 200 });
     expect(self.body.data.isMfaComplete).toBe(false);
+    expect(self.body.data.authQueries).toEqual([expect.objectContaining({ typeId: 'MFA', isTotpEnrolled: true })]);
     await c.http.delete(`${C}/current-api-session`, { session: token, expectStatus: 200 });
   });
 

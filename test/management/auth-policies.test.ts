@@ -247,7 +247,8 @@ describe('auth policies at login', () => {
     const r = await login(user.name, user.password);
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ isMfaRequired: true, isMfaComplete: false });
-    expect(r.body.data.authQueries).toEqual([expect.objectContaining({ typeId: 'MFA', httpUrl: './authenticate/mfa' })]);
+    // Not enrolled yet: SDKs offer enrollment rather than ask for a code.
+    expect(r.body.data.authQueries).toEqual([expect.objectContaining({ typeId: 'MFA', httpUrl: './authenticate/mfa', isTotpEnrolled: false })]);
     const token = r.body.data.token as string;
     expect((await c.http.get(`${C}/current-identity`, { session: token })).status).toBe(401);
     await c.http.post(`${C}/current-identity/mfa`, { session: token, expectStatus: 201 });

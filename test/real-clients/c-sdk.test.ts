@@ -168,9 +168,9 @@ describe.skipIf(!HAVE_PROBE)('the OpenZiti C SDK (ziti-probe)', () => {
     await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 500));
     const again = await probe(['run', file, '--mfa-secret', secret, '--timeout', '30']);
     expect(again.code, show(again)).toBe(0);
-    // The SDK asks to enroll TOTP (action 1) rather than for a code (action 2): the MFA auth
-    // query carries no isTotpEnrolled (see README.md); it logs in with the code all the same.
-    expect(again.lines.find((l) => l.startsWith('auth action=')), show(again)).toMatch(/^auth action=[12] type=MFA /);
+    // The MFA auth query says TOTP is enrolled, so the SDK prompts for a code (action 2) rather
+    // than for enrollment (action 1).
+    expect(again.lines.find((l) => l.startsWith('auth action=')), show(again)).toMatch(/^auth action=2 type=MFA /);
     expect(again.lines, show(again)).toContain('mfa auth status=0 (OK)');
     expect(again.lines.some((l) => l.startsWith('login ok identity=csdk-mfa ')), show(again)).toBe(true);
   });

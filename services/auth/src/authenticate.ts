@@ -48,6 +48,8 @@ export interface Authenticated {
   session: ApiSession;
   token: string;
   identity: IdentityInfo;
+  /** The identity has verified TOTP. */
+  totpEnrolled: boolean;
 }
 
 /** What authentication works with. */
@@ -221,12 +223,13 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     const token = newToken();
     // as authenticate_router.go: verified MFA, or a policy requiring TOTP (the identity must then
     // enroll first), makes the new session partial until MFA is completed
-    const isMfaRequired = requiresTotp(policy) || (await deps.isMfaEnrolled(identity.id));
+    const totpEnrolled = await deps.isMfaEnrolled(identity.id);
+    const isMfaRequired = requiresTotp(policy) || totpEnrolled;
     const session = await store.insertApiSession({
       id: newId(), tokenHash: hashToken(token), identityId: identity.id, authenticatorId,
       configTypes: input.configTypes, ipAddress: input.remoteAddress,
       isMfaRequired, isMfaComplete: false, isCertExtendable, lastActivityAt: new Date(),
     }, { envInfoJson: reported(input.envInfo, envInfoOf), sdkInfoJson: reported(input.sdkInfo, sdkInfoOf) });
-    return { session, token, identity };
+    return { session, token, identity, totpEnrolled };
   };
 }

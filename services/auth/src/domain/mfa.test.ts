@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { authQueries, hashRecoveryCode, isRecoveryCodeShape, newRecoveryCodes, recoveryCodeKey, totpLabels } from './mfa.js';
+import { ZITI_MFA_QUERY, authQueries, hashRecoveryCode, isRecoveryCodeShape, newRecoveryCodes, recoveryCodeKey, totpLabels } from './mfa.js';
 
 describe('MFA rules', () => {
   it('makes 20 distinct 6-character base32 recovery codes', () => {
@@ -27,6 +27,8 @@ describe('MFA rules', () => {
       typeId: 'MFA', provider: 'ziti', format: 'alphaNumeric', httpMethod: 'POST', httpUrl: './authenticate/mfa', minLength: 4, maxLength: 6,
     }]);
     expect(authQueries({ isMfaRequired: true, isMfaComplete: true })).toEqual([]);
+    expect(authQueries({ isMfaRequired: true, isMfaComplete: false }, true)).toEqual([{ ...ZITI_MFA_QUERY, isTotpEnrolled: true }]);
+    expect(authQueries({ isMfaRequired: true, isMfaComplete: false }, false)).toEqual([{ ...ZITI_MFA_QUERY, isTotpEnrolled: false }]);
     expect(authQueries({ isMfaRequired: false, isMfaComplete: false })).toEqual([]);
   });
 

@@ -69,6 +69,8 @@ export interface AuthQuery {
   httpUrl: string;
   minLength: number;
   maxLength: number;
+  /** MFA: whether the identity has verified TOTP, so a client prompts for a code rather than enrollment. */
+  isTotpEnrolled?: boolean;
 }
 
 /**
@@ -86,7 +88,11 @@ export const ZITI_MFA_QUERY: AuthQuery = {
   maxLength: 6,
 };
 
-/** The queries an API session still has to answer. */
-export function authQueries(session: { isMfaRequired: boolean; isMfaComplete: boolean }): AuthQuery[] {
-  return session.isMfaRequired && !session.isMfaComplete ? [ZITI_MFA_QUERY] : [];
+/**
+ * The queries an API session still has to answer; with `totpEnrolled` known, the MFA query says
+ * it (SDKs prompt for a code when it is true and for enrollment otherwise).
+ */
+export function authQueries(session: { isMfaRequired: boolean; isMfaComplete: boolean }, totpEnrolled?: boolean): AuthQuery[] {
+  if (!session.isMfaRequired || session.isMfaComplete) return [];
+  return [totpEnrolled === undefined ? ZITI_MFA_QUERY : { ...ZITI_MFA_QUERY, isTotpEnrolled: totpEnrolled }];
 }

@@ -13,8 +13,11 @@ import type { IdentityInfo } from '../peers/identity.js';
 import { API_SESSION_FIELDS } from '../store/api-session.js';
 import type { HandlerDeps } from './common.js';
 
-/** Maps an API session to its proto form; `token` is only given in the answer to Authenticate. */
-export function toProtoApiSession(s: ApiSession, identity: IdentityInfo | undefined, timeoutMinutes: number, token = ''): auth.ApiSession {
+/**
+ * Maps an API session to its proto form; `token` is only given in the answer to Authenticate, and
+ * `totpEnrolled`, when known, goes with its MFA query.
+ */
+export function toProtoApiSession(s: ApiSession, identity: IdentityInfo | undefined, timeoutMinutes: number, token = '', totpEnrolled?: boolean): auth.ApiSession {
   return {
     id: s.id,
     token,
@@ -33,7 +36,7 @@ export function toProtoApiSession(s: ApiSession, identity: IdentityInfo | undefi
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
     isAdmin: identity?.isAdmin ?? false,
-    authQueries: authQueries(s),
+    authQueries: authQueries(s, totpEnrolled),
   };
 }
 
@@ -65,8 +68,8 @@ export function createApiSessionHandlers(deps: HandlerDeps): Handlers {
 
   return {
     async Authenticate(req) {
-      const { session, token, identity } = await deps.authenticate(req);
-      return withExtendFlags(toProtoApiSession(session, identity, timeoutMinutes, token));
+      const { session, token, identity, totpEnrolled } = await deps.authenticate(req);
+      return withExtendFlags(toProtoApiSession(session, identity, timeoutMinutes, token, totpEnrolled));
     },
     async ValidateSession(req) {
       const notBefore = req.minIdentityUpdatedAt ? new Date(req.minIdentityUpdatedAt) : undefined;
@@ -75,8 +78,8 @@ export function createApiSessionHandlers(deps: HandlerDeps): Handlers {
       // the session partial until MFA is completed.
       const policy = await deps.policies.forIdentity(identity.authPolicyId);
       const current = requiresTotp(policy) && !session.isMfaRequired ? { ...session, isMfaRequired: true } : session;
-      const apiSession = toProtoApiSession(current, identity, timeoutMinutes);
       const [pending, summaries] = await Promise.all([deps.secondaryExtJwt(identity, policy, req.bearerToken), store.authSummariesOf([identity.id])]);
+      const apiSession = toProtoApiSession(current, identity, timeoutMinutes, undefined, summaries[0]!.isMfaEnabled);
       if (pending) apiSession.authQueries = [...(apiSession.authQueries ?? []), { typeId: 'EXT-JWT', provider: 'url', httpUrl: pending.externalAuthUrl ?? '', httpMethod: 'GET', format: '', minLength: 0, maxLength: 0 }];
       return {
         apiSession, isAdmin: identity.isAdmin || identity.isDefaultAdmin, isDefaultAdmin: identity.isDefaultAdmin, isExtJwtPending: pending !== undefined,
@@ -87,7 +90,9 @@ export function createApiSessionHandlers(deps: HandlerDeps): Handlers {
     },
     async GetApiSession(req) {
       const { session, identity } = await apiSessions.get(req.id);
-      return withExtendFlags(toProtoApiSession(session, identity, timeoutMinutes));
+      // Whether TOTP is enrolled is only said with an MFA query still to answer.
+      const totpEnrolled = authQueries(session).length > 0 ? (await store.authSummariesOf([session.identityId]))[0]?.isMfaEnabled : undefined;
+      return withExtendFlags(toProtoApiSession(session, identity, timeoutMinutes, '', totpEnrolled));
     },
     async ListApiSessions(req) {
       const plan = planList(API_SESSION_FIELDS, listParams(req.query));

@@ -26,6 +26,7 @@ export function renderApiSession(s: auth.ApiSession__Output, token: string) {
     authQueries: s.authQueries.map((q) => ({
       typeId: q.typeId, provider: q.provider, httpMethod: q.httpMethod, httpUrl: q.httpUrl,
       ...(q.format ? { format: q.format, minLength: q.minLength, maxLength: q.maxLength } : {}),
+      ...(q.isTotpEnrolled !== undefined && q.isTotpEnrolled !== null ? { isTotpEnrolled: q.isTotpEnrolled } : {}),
     })),
     authenticatorId: s.authenticatorId,
     cachedLastActivityAt: s.lastActivityAt,
