@@ -195,6 +195,13 @@ describe('identity list paging', () => {
     expect((await list(`filter=${enc('limit none')}`)).body.meta.pagination.limit).toBe(500);
   });
 
+  it('answers limit=-1, OpenZiti\'s "all of them", with as many as one page holds', async () => {
+    const r = await list('limit=-1&offset=0&sort=name%20asc');
+    expect(r.body.meta.pagination).toEqual({ limit: 500, offset: 0, totalCount: COUNT + 1 });
+    expect(r.body.data).toHaveLength(COUNT + 1);
+    await list('limit=-2', 400);
+  });
+
   it('sorts by the sort parameter when the filter has no sort by', async () => {
     const r = await list(`limit=500&sort=${enc('defaultHostingCost desc, name')}&filter=isAdmin`);
     expect(r.body.data.map((d: { id: string }) => d.id)).toEqual(reference('isAdmin sort by defaultHostingCost desc, name').ids);
