@@ -291,6 +291,9 @@ describe('identity role attributes', () => {
     const page = await c.http.get(`${M}/identity-role-attributes?limit=2&offset=1`, { session: admin, expectStatus: 200 });
     expect(page.body.data).toEqual(inUse.slice(1, 3));
     await c.http.get(`${M}/identity-role-attributes?filter=${enc('name = "x"')}`, { session: admin, expectStatus: 400 });
+    // no sort parameter is read here (the admin console sends one naming `name`)
+    const sorted = await c.http.get(`${M}/identity-role-attributes?limit=100&offset=0&sort=${enc('name asc')}`, { session: admin, expectStatus: 200 });
+    expect(sorted.body.data).toEqual(inUse);
   });
 });
 
