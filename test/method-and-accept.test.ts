@@ -36,6 +36,7 @@ describe('405 for a known path with a wrong method', () => {
     ['PUT', `${M}/identities`, 'GET, HEAD, POST'],
     ['PATCH', `${M}/database/snapshot`, 'POST'],
     ['DELETE', `/edge/v1/services`, 'GET, HEAD'],
+    ['DELETE', `${M}/identities/`, 'GET, HEAD, POST'],
   ])('%s %s: 405 with Allow: %s', async (method, path, allow) => {
     const r = await c.http.request(method, path, { body: method === 'DELETE' ? undefined : {}, session: admin, skipValidation: true });
     expectError(r, 405, 'METHOD_NOT_ALLOWED');
@@ -43,10 +44,24 @@ describe('405 for a known path with a wrong method', () => {
   });
 
   it('keeps 404 for a path served with no method, and for the method a path is served with', async () => {
-    for (const path of [`${M}/identities/`, `${M}/no-such-things`, `${M}/identities/x/no-such-thing`]) {
+    for (const path of [`${M}/no-such-things`, `${M}/identities/x/no-such-thing`]) {
       expectError(await c.http.request('DELETE', path, { session: admin, skipValidation: true }), 404, 'NOT_FOUND');
     }
     expectError(await c.http.get(`${M}/identities/no-such-id`, { session: admin }), 404, 'NOT_FOUND');
+  });
+});
+
+describe('paths with a trailing or doubled slash', () => {
+  // OpenZiti looks routes up by the cleaned path; the admin console (ZAC) reads every entity and
+  // related list as `/<type>/<id>/<list>/?limit=...` (and an entity as `/<type>/<id>//`).
+  it('answers them as the same path without', async () => {
+    const me = (await c.http.get(`${M}/current-identity`, { session: admin, expectStatus: 200 })).body.data.id as string;
+    for (const path of [`${M}/identities/${me}/`, `${M}/identities/${me}//`, `${M}//identities/${me}`]) {
+      expect((await c.http.get(path, { session: admin, skipValidation: true })).body.data?.id, path).toBe(me);
+    }
+    const policies = await c.http.get(`${M}/identities/${me}/service-policies/?limit=5&offset=0`, { session: admin, skipValidation: true });
+    expect({ status: policies.status, limit: policies.body.meta?.pagination?.limit }).toEqual({ status: 200, limit: 5 });
+    expect((await c.http.get(`${M}/identities/?limit=1`, { session: admin, skipValidation: true })).body.data).toHaveLength(1);
   });
 });
 

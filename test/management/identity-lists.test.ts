@@ -195,6 +195,13 @@ describe('identity list paging', () => {
     expect((await list(`filter=${enc('limit none')}`)).body.meta.pagination.limit).toBe(500);
   });
 
+  it('answers limit=-1, OpenZiti\'s "all of them", with as many as one page holds', async () => {
+    const r = await list('limit=-1&offset=0&sort=name%20asc');
+    expect(r.body.meta.pagination).toEqual({ limit: 500, offset: 0, totalCount: COUNT + 1 });
+    expect(r.body.data).toHaveLength(COUNT + 1);
+    await list('limit=-2', 400);
+  });
+
   it('sorts by the sort parameter when the filter has no sort by', async () => {
     const r = await list(`limit=500&sort=${enc('defaultHostingCost desc, name')}&filter=isAdmin`);
     expect(r.body.data.map((d: { id: string }) => d.id)).toEqual(reference('isAdmin sort by defaultHostingCost desc, name').ids);
@@ -284,6 +291,9 @@ describe('identity role attributes', () => {
     const page = await c.http.get(`${M}/identity-role-attributes?limit=2&offset=1`, { session: admin, expectStatus: 200 });
     expect(page.body.data).toEqual(inUse.slice(1, 3));
     await c.http.get(`${M}/identity-role-attributes?filter=${enc('name = "x"')}`, { session: admin, expectStatus: 400 });
+    // no sort parameter is read here (the admin console sends one naming `name`)
+    const sorted = await c.http.get(`${M}/identity-role-attributes?limit=100&offset=0&sort=${enc('name asc')}`, { session: admin, expectStatus: 200 });
+    expect(sorted.body.data).toEqual(inUse);
   });
 });
 

@@ -71,7 +71,7 @@ describe('posture checks', () => {
     expect(types.body.data.find((t: { id: string }) => t.id === 'PROCESS_MULTI').operatingSystems)
       .toEqual([{ type: 'Windows', versions: [] }, { type: 'macOS', versions: [] }, { type: 'Linux', versions: [] }]);
     await post('/posture-checks', { name: 'pc-attrs', typeId: 'MFA', roleAttributes: ['pc-zeta', 'pc-alpha'] });
-    const attrs = await get(`/posture-check-role-attributes?filter=${encodeURIComponent('id contains "pc"')}`);
+    const attrs = await get(`/posture-check-role-attributes?filter=${encodeURIComponent('id contains "pc"')}&sort=name%20asc`);
     expect(attrs.body.data).toEqual(['pc', 'pc-alpha', 'pc-zeta']);
   });
 });

@@ -146,7 +146,7 @@ describe('edge routers', () => {
     expect(names(await get(`edge-routers?filter=${enc('anyOf(roleAttributes) = "zone-eu"')}`))).toEqual(['er-eu-1']);
     expect(names(await get('edge-routers?roleFilter=%23edge&roleFilter=%23zone-us'))).toEqual(['er-us-1']);
     expect(names(await get('edge-routers?roleFilter=%23zone-eu&roleFilter=%23zone-us&roleSemantic=AnyOf'))).toEqual(['er-eu-1', 'er-us-1']);
-    const attrs = await get(`edge-router-role-attributes?filter=${enc('id contains "zone"')}`);
+    const attrs = await get(`edge-router-role-attributes?filter=${enc('id contains "zone"')}&sort=${enc('name asc')}`);
     expect(attrs.body.data).toEqual(['zone-eu', 'zone-us']);
     expect((await get(`edge-routers?filter=${enc('nope = 1')}`, 400)).body.error.code).toBe('INVALID_FILTER');
   });

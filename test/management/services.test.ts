@@ -84,7 +84,8 @@ describe('management services', () => {
     expect(await names('roleFilter=%23rf-web&roleFilter=%23rf-db&roleSemantic=AnyOf')).toEqual(['rf-db', 'rf-web', 'rf-web-db']);
     expect(await names(`roleFilter=${enc('@' + webDb)}`)).toEqual(['rf-web-db']);
     expect((await get(`/services?roleFilter=rf-web`, 400)).body.error.cause.field).toBe('roleFilter[0]');
-    const attrs = await get(`/service-role-attributes?filter=${enc('id contains "rf-"')}`);
+    // the admin console's `sort=name asc` is not read here, as OpenZiti reads none
+    const attrs = await get(`/service-role-attributes?filter=${enc('id contains "rf-"')}&sort=${enc('name asc')}`);
     expect(attrs.body.data).toEqual(['rf-db', 'rf-web']);
     expect(attrs.body.meta.pagination.totalCount).toBe(2);
   });

@@ -87,9 +87,19 @@ export function matchRolesCondition(req: { roles: readonly string[]; semantic: s
   return roleCondition(parseRoles(req.roles, 'roles'), parseSemantic(req.semantic), cols);
 }
 
+/**
+ * The plan of a role attribute list request. These lists take no `sort` parameter (the API
+ * declares none and OpenZiti's controller reads none; the admin console sends `sort=name asc`
+ * all the same): only a `sort by` in the filter orders them, by `id` otherwise.
+ */
+export function roleAttributesPlan(query: ListQueryMessage | null | undefined): ListPlan {
+  const { sort: _unread, ...params } = listParams(query);
+  return planList(ROLE_ATTRIBUTE_FIELDS, params, { defaultSort: 'id' });
+}
+
 /** Answers a role attribute list request through the owner's `list` query. */
 export async function roleAttributesPage(query: ListQueryMessage | null | undefined, list: (plan: ListPlan) => Promise<{ items: string[]; total: number }>) {
-  const plan = planList(ROLE_ATTRIBUTE_FIELDS, listParams(query));
+  const plan = roleAttributesPlan(query);
   const { items, total } = await list(plan);
   return { roleAttributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
 }

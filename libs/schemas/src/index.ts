@@ -73,8 +73,8 @@ export function parseBody<S extends z.ZodType>(schema: S, input: unknown): z.inf
 export { z };
 
 /**
- * The parameters of a list request (WIRE.md): limit default 10, at most 500 (clamped), offset
- * at most 100000, the ZitiQL `filter` and `sort` texts (parsed by the service owning the list),
+ * The parameters of a list request (WIRE.md): limit default 10, at most 500 (clamped; `-1`
+ * asks for that most, as OpenZiti's `-1` asks for all), offset at most 100000, the ZitiQL `filter` and `sort` texts (parsed by the service owning the list),
  * and the repeatable `roleFilter` with its `roleSemantic`.
  */
 export interface Paging {
@@ -94,6 +94,9 @@ function lastValue(raw: unknown): unknown {
 function pagingNumber(name: string, raw: unknown, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const text = lastValue(raw);
+  // `limit=-1` asks OpenZiti's controller for every entity (the admin console sends it to fill
+  // its pickers); here it gets as many as one page holds, as `limit none` in a filter does.
+  if (name === 'limit' && text === '-1') return MAX_PAGE;
   if (typeof text !== 'string' || !/^\d+$/.test(text)) {
     throw new ZitiError('INVALID_PAGINATION', { cause: { field: name, reason: 'must be a non-negative integer', value: text }, causeMessage: `${name} must be a non-negative integer` });
   }
@@ -105,9 +108,12 @@ function text(raw: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
+/** The most entities one list page holds. */
+const MAX_PAGE = 500;
+
 /** Reads the list parameters from a query string object. */
 export function parsePaging(query: Record<string, unknown>): Paging {
-  const limit = Math.min(pagingNumber('limit', query.limit, 10), 500);
+  const limit = Math.min(pagingNumber('limit', query.limit, 10), MAX_PAGE);
   const offset = pagingNumber('offset', query.offset, 0);
   if (offset > 100_000) {
     throw new ZitiError('INVALID_PAGINATION', { cause: { field: 'offset', reason: 'must be at most 100000', value: offset }, causeMessage: 'offset must be at most 100000' });

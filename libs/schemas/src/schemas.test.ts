@@ -17,6 +17,8 @@ describe('parsePaging', () => {
     expect(parsePaging({ filter: 'name = "a"', sort: 'name', roleFilter: '#a', roleSemantic: 'AnyOf' })).toMatchObject({ filter: 'name = "a"', sort: 'name', roleFilter: ['#a'], roleSemantic: 'AnyOf' });
     expect(parsePaging({ roleFilter: ['#a', '@b'], filter: ['x', 'y'] })).toMatchObject({ roleFilter: ['#a', '@b'], filter: 'y' });
     expect(parsePaging({ limit: '900', offset: '5' })).toMatchObject({ limit: 500, offset: 5 });
+    expect(parsePaging({ limit: '-1' })).toMatchObject({ limit: 500 });
+    expect(code(() => parsePaging({ limit: '-2' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'limit' });
     expect(code(() => parsePaging({ limit: '1.5' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'limit' });
     expect(code(() => parsePaging({ offset: '-1' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'offset' });
     expect(code(() => parsePaging({ offset: '100001' }))).toMatchObject({ code: 'INVALID_PAGINATION' });

@@ -12,10 +12,13 @@ describe('the client API as the default handler', () => {
     ['/authenticate/mfa', `${C}/authenticate/mfa`],
     ['/services/abc', `${C}/services/abc`],
     ['/edge/v1', C],
-    ['/edge/v1/', `${C}/`],
+    ['/edge/v1/', C],
     ['/edge/v1/current-identity', `${C}/current-identity`],
     ['/.well-known/est/cacerts', `${C}/.well-known/est/cacerts`],
     ['//version', `${C}/version`],
+    ['/version/', `${C}/version`],
+    ['/edge/management/v1/identities/x//', '/edge/management/v1/identities/x'],
+    ['/edge/management/v1//identities/x/services/', '/edge/management/v1/identities/x/services'],
   ])('serves %s as %s', (path, served) => {
     expect(servedPath(path)).toBe(served);
   });

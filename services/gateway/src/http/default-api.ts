@@ -16,8 +16,11 @@ const WELL_KNOWN_EST_CACERTS = '/.well-known/est/cacerts';
 
 /** The path a request path is served as. */
 export function servedPath(path: string): string {
-  // Duplicate slashes are ignored by the router; collapse them first so `//x` is `/x` here too.
-  const p = path.includes('//') ? path.replace(/\/{2,}/g, '/') : path;
+  // Duplicate slashes and a trailing one are ignored, as OpenZiti's router looks routes up by the
+  // cleaned path (go-openapi's Lookup(path.Clean(path))): `//x` and `/x/` are `/x`. The admin
+  // console (ZAC) reads every entity and related list as `/<type>/<id>/<list>/?limit=...`.
+  let p = path.includes('//') ? path.replace(/\/{2,}/g, '/') : path;
+  if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
   if (p === WELL_KNOWN_EST_CACERTS) return CLIENT_BASE + p;
   if (!OWN_ROOTS.some((root) => p.startsWith(root))) return CLIENT_BASE + p;
   if (p === LEGACY_CLIENT_BASE || p.startsWith(`${LEGACY_CLIENT_BASE}/`)) return CLIENT_BASE + p.slice(LEGACY_CLIENT_BASE.length);

@@ -4,6 +4,7 @@
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { policy as pb } from '@edge/proto';
+import { roleAttributesPlan } from '@edge/roles';
 import { applyMask, parseJsonObject } from '../domain/entity.js';
 import {
   checkTypeUnchanged, mergeData, normalizeData, splitMask, parsePostureCheckType, POSTURE_CHECK_KEYS, validatePostureCheck,
@@ -108,7 +109,7 @@ export function createPostureCheckHandlers(deps: HandlerDeps) {
       return postureCheckTypeToProto(await stores.postureChecks.getType(req.id));
     },
     async ListPostureCheckRoleAttributes(req: pb.ListRoleAttributesRequest__Output): Promise<pb.ListRoleAttributesResponse> {
-      const plan = planList(ROLE_ATTRIBUTE_FIELDS, listParams(req.query), { defaultSort: 'id' });
+      const plan = roleAttributesPlan(req.query);
       const { items, total } = await stores.postureChecks.listRoleAttributes(plan);
       return { attributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
     },

@@ -3,7 +3,7 @@
  */
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
-import { roleFilterCondition } from '@edge/roles';
+import { roleAttributesPlan, roleFilterCondition } from '@edge/roles';
 import type { policy as pb } from '@edge/proto';
 import { checkConfigs } from '../domain/config.js';
 import { applyMask, parseJsonObject } from '../domain/entity.js';
@@ -113,7 +113,7 @@ export function createServiceHandlers(deps: HandlerDeps) {
       return {};
     },
     async ListServiceRoleAttributes(req: pb.ListRoleAttributesRequest__Output): Promise<pb.ListRoleAttributesResponse> {
-      const plan = planList(ROLE_ATTRIBUTE_FIELDS, listParams(req.query), { defaultSort: 'id' });
+      const plan = roleAttributesPlan(req.query);
       const { items, total } = await stores.services.listRoleAttributes(plan);
       return { attributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
     },
