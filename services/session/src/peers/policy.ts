@@ -117,8 +117,8 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>) {
     },
 
     /** The digest of the identity's whole service list and the posture checks it names. */
-    async serviceListDigest(who: { identityId: string; roleAttributes: string[]; configTypes: string[] }): Promise<policyPb.ServiceListDigest__Output> {
-      return policy.getServiceListDigest({ identityId: who.identityId, roleAttributes: who.roleAttributes, configTypes: who.configTypes });
+    async serviceListDigest(who: { identityId: string; roleAttributes: string[] }): Promise<policyPb.ServiceListDigest__Output> {
+      return policy.getServiceListDigest({ identityId: who.identityId, roleAttributes: who.roleAttributes });
     },
 
     /** A service by id (name only); undefined when it does not exist. */

@@ -48,7 +48,7 @@ export function registerClientServiceRoutes(
     const held = pages.held(key, generation);
     if (held) return { body: held, contentType: JSON_CONTENT_TYPE };
     const hold = changes.holdFrom(generation);
-    const { digest, postureChecks } = await clients.policy.getServiceListDigest(who);
+    const { digest, postureChecks } = await clients.policy.getServiceListDigest(policyCaller(principal));
     const kept = postureChecks.length === 0 ? pages.get(key, digest, hold) : undefined;
     if (kept) return { body: kept, contentType: JSON_CONTENT_TYPE };
     const page = await clients.policy.listServicesForIdentity({ ...who, query });

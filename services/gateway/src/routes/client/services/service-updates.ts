@@ -1,14 +1,14 @@
 /**
  * `GET /current-api-session/service-updates`: when the caller's service list last changed. The
  * session service keeps the marker: it asks the policy service for a digest of the list the
- * caller would get now (services, permissions, posture queries, configs of its API session's
- * config types, its own config overrides), adds whether each posture query passes for the API
- * session, and moves the marker only when that changed.
+ * caller would get now (services, permissions, posture queries, configs of every type, its own
+ * config overrides), adds whether each posture query passes for the API session, and moves the
+ * marker only when that changed.
  *
  * SDKs poll this every few seconds. An answer whose list names no posture checks is held (as the
  * service pages are, http/list-changes.ts): while no change of what the list shows is heard, and
- * for at most the hold's time, the next poll of the same identity, role attributes and config
- * types is answered with it without a call. The marker moves on the first observation after a
+ * for at most the hold's time, the next poll of the same identity and role attributes is
+ * answered with it without a call. The marker moves on the first observation after a
  * change, held or not.
  */
 import { ok } from '@edge/envelope';
@@ -26,12 +26,12 @@ export function registerServiceUpdateRoutes(route: Router, base: string, clients
   route('GET', `${base}/current-api-session/service-updates`, 'session', async (_req, principal) => {
     const session = principal!.apiSession!;
     const who = policyCaller(principal);
-    const key = JSON.stringify([who, session.configTypes]);
+    const key = JSON.stringify(who);
     const generation = changes.generation;
     const hit = held.get(key);
     if (hit && holds(hit.hold, generation)) return { body: ok({ lastChangeAt: hit.lastChangeAt }) };
     const hold = changes.holdFrom(generation);
-    const marker = await clients.session.observeServiceList({ ...who, apiSessionId: session.id, configTypes: session.configTypes });
+    const marker = await clients.session.observeServiceList({ ...who, apiSessionId: session.id });
     held.delete(key);
     if (hold && !marker.namesPostureChecks) {
       if (held.size >= MAX_HELD) held.delete(held.keys().next().value!);
