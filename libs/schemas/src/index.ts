@@ -74,8 +74,9 @@ export { z };
 
 /**
  * The parameters of a list request (WIRE.md): limit default 10, at most 500 (clamped; `-1`
- * asks for that most, as OpenZiti's `-1` asks for all), offset at most 100000, the ZitiQL `filter` and `sort` texts (parsed by the service owning the list),
- * and the repeatable `roleFilter` with its `roleSemantic`.
+ * asks for that most, as OpenZiti's `-1` asks for all), offset at most 100000, the ZitiQL
+ * `filter` and `sort` texts (parsed by the service owning the list), and the repeatable
+ * `roleFilter` with its `roleSemantic`.
  */
 export interface Paging {
   limit: number;
