@@ -15,13 +15,26 @@ export const API_SESSION_DELETED = 'edge.auth.api-session.deleted';
 /** Published when an API session changed what it may do (MFA completed); payload {@link ApiSessionRef}. */
 export const API_SESSION_UPDATED = 'edge.auth.api-session.updated';
 /**
- * Published when a client authenticated and told about its environment; payload
- * `{id, identityId, envInfoJson, sdkInfoJson}`. The identity service records the environment on
- * the identity, so a login does not wait for it.
+ * Published when an API session is created (every login); payload
+ * `{id, identityId, envInfoJson, sdkInfoJson}`, the environment strings empty when the client
+ * reported none. The identity service records a reported environment on the identity, so a login
+ * does not wait for it; caches of what an identity authenticates with learn it has a session.
  */
 export const API_SESSION_CREATED = 'edge.auth.api-session.created';
 /** Published when an MFA enrollment is removed; payload `{id, identityId}`. */
 export const MFA_DELETED = 'edge.auth.mfa.deleted';
+/** Published when an MFA enrollment is verified (MFA is enabled for its identity from then on); payload `{id, identityId}`. */
+export const MFA_VERIFIED = 'edge.auth.mfa.verified';
+/** Published when an authenticator is created; payload `{id, identityId}`. */
+export const AUTHENTICATOR_CREATED = 'edge.auth.authenticator.created';
+/**
+ * Published when an authenticator's username or current certificate changed; payload
+ * `{id, identityId}`. Changes nobody reads from outside (password, tags, a pending certificate)
+ * may announce it too.
+ */
+export const AUTHENTICATOR_UPDATED = 'edge.auth.authenticator.updated';
+/** Published when an authenticator is deleted (alone, or with the identity or CA it belonged to); payload `{id, identityId}`. */
+export const AUTHENTICATOR_DELETED = 'edge.auth.authenticator.deleted';
 /** Published by the identity service when an identity is created; payload: the identity (services/identity events.ts). */
 export const IDENTITY_CREATED = 'edge.identity.identity.created';
 /** Published by the identity service when an identity is deleted; payload `{id}`. */
@@ -40,6 +53,15 @@ export type AuthSetting = 'auth-policy' | 'external-jwt-signer';
 
 type Trx = Kysely<AuthDb>;
 
+/** What an authenticator or MFA event names: the entity and the identity it belongs to. */
+export interface IdentityOwned {
+  id: string;
+  identityId: string;
+}
+
+/** The three authenticator subjects by what happened. */
+const AUTHENTICATOR_SUBJECTS = { created: AUTHENTICATOR_CREATED, updated: AUTHENTICATOR_UPDATED, deleted: AUTHENTICATOR_DELETED } as const;
+
 /** Records the auth service's events in the transaction of the write that causes them. */
 export function createAuthEvents(outbox: Outbox<AuthDb>) {
   return {
@@ -51,10 +73,15 @@ export function createAuthEvents(outbox: Outbox<AuthDb>) {
     },
     /** An API session changed what it may do (MFA completed). */
     apiSessionUpdated: (trx: Trx, s: ApiSessionRef) => outbox.enqueue(trx, API_SESSION_UPDATED, { id: s.id, identityId: s.identityId }),
-    /** A client authenticated, reporting its environment (only sent when it did). */
+    /** An API session was created, with the environment its client reported (empty strings when none). */
     apiSessionCreated: (trx: Trx, s: ApiSessionRef, env: { envInfoJson: string; sdkInfoJson: string }) =>
       outbox.enqueue(trx, API_SESSION_CREATED, { id: s.id, identityId: s.identityId, envInfoJson: env.envInfoJson, sdkInfoJson: env.sdkInfoJson }),
-    mfaDeleted: (trx: Trx, mfa: { id: string; identityId: string }) => outbox.enqueue(trx, MFA_DELETED, { id: mfa.id, identityId: mfa.identityId }),
+    /** One event per authenticator created, updated or deleted. */
+    async authenticatorsChanged(trx: Trx, what: keyof typeof AUTHENTICATOR_SUBJECTS, authenticators: readonly IdentityOwned[]): Promise<void> {
+      for (const a of authenticators) await outbox.enqueue(trx, AUTHENTICATOR_SUBJECTS[what], { id: a.id, identityId: a.identityId });
+    },
+    mfaVerified: (trx: Trx, mfa: IdentityOwned) => outbox.enqueue(trx, MFA_VERIFIED, { id: mfa.id, identityId: mfa.identityId }),
+    mfaDeleted: (trx: Trx, mfa: IdentityOwned) => outbox.enqueue(trx, MFA_DELETED, { id: mfa.id, identityId: mfa.identityId }),
     /** An auth policy or external JWT signer changed or went. */
     settingChanged: (trx: Trx, entity: AuthSetting, id: string, what: 'updated' | 'deleted') => outbox.enqueue(trx, `edge.auth.${entity}.${what}`, { id }),
   };

@@ -15,6 +15,7 @@ import { createRouter, type RouteEntry } from './http/route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { createIdentityCache, uncachedIdentities, type IdentitySource } from './http/identity-cache.js';
 import { createListChanges, unheardListChanges, type ListChanges } from './http/list-changes.js';
+import { createIdentityListing, uncachedIdentityListing, type IdentityListing } from './http/identity-listing.js';
 import { createSessionCache, type SessionCache } from './http/session-cache.js';
 import { startTrustReload } from './http/trust-reload.js';
 import { CLIENT_BASE, MANAGEMENT_BASE, registerRootRoutes, VERSION } from './routes/root.js';
@@ -94,10 +95,14 @@ async function fetchTls(clients: Clients, log: Logger, timeoutMs = 120_000) {
 
 export function registerRoutes(
   app: FastifyInstance, config: Config, clients: Clients, cache: SessionCache, identities: IdentitySource = uncachedIdentities(clients),
-  changes: ListChanges = unheardListChanges(),
+  changes: ListChanges = unheardListChanges(), listing: IdentityListing = uncachedIdentityListing(clients),
 ) {
   const registry: RouteEntry[] = [];
-  const route = createRouter(app, cache, registry, { deadlineMs: config.grpc.deadlineMs, onAdminWrite: changes.bump });
+  const onAdminWrite = () => {
+    changes.bump();
+    listing.changed();
+  };
+  const route = createRouter(app, cache, registry, { deadlineMs: config.grpc.deadlineMs, onAdminWrite });
   registerRootRoutes(route, config, clients);
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
     registerSessionRoutes(route, base, clients, cache, identities);
@@ -106,7 +111,7 @@ export function registerRoutes(
     registerControllerRoutes(route, base, clients);
     registerNetworkJwtRoutes(route, base, clients);
   }
-  registerIdentityRoutes(route, MANAGEMENT_BASE, clients);
+  registerIdentityRoutes(route, MANAGEMENT_BASE, clients, listing);
   registerIdentityActionRoutes(route, MANAGEMENT_BASE, clients);
   registerAuthPolicyRoutes(route, MANAGEMENT_BASE, clients);
   registerApiSessionRoutes(route, MANAGEMENT_BASE, clients);
@@ -153,6 +158,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
   const cache = createSessionCache(clients, bus);
   const identities = createIdentityCache(clients, bus);
   const changes = createListChanges(bus, config.evaluationCacheTtlMs);
+  const listing = createIdentityListing(clients, bus, config.evaluationCacheTtlMs);
   let app: FastifyInstance | undefined;
   let port = 0;
   let ca = '';
@@ -168,9 +174,10 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
       await cache.start();
       await identities.start();
       await changes.start();
+      await listing.start();
       app = createApp(tls, log, config.http.corsAllowedOrigins);
       installInstanceId(app, instanceId(tls.ca, VERSION));
-      registerRoutes(app, config, clients, cache, identities, changes);
+      registerRoutes(app, config, clients, cache, identities, changes, listing);
       const { host, port: wanted } = splitAddr(config.http.addr);
       await app.listen({ host, port: wanted });
       port = (app.server.address() as { port: number }).port;
@@ -189,6 +196,7 @@ export function createGateway({ config, bus, log: parentLog }: GatewayDeps): Gat
       await cache.stop();
       await identities.stop();
       await changes.stop();
+      await listing.stop();
       clients.close();
     },
   };

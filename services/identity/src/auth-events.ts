@@ -1,7 +1,8 @@
 /**
  * What the identity service learns from the auth service's events: the environment (envInfo,
  * sdkInfo) a client reported when it authenticated, recorded on its identity. Login does not call
- * this service for it; the consumer is durable and a repeat writes the same values again.
+ * this service for it; the consumer is durable and a repeat writes the same values again. A login
+ * that reported no environment changes nothing here.
  */
 import type { Bus, Subscription } from '@edge/bus';
 import { isZitiError } from '@edge/errors';
@@ -10,7 +11,7 @@ import { parseJson } from './domain/identity.js';
 import type { IdentityStore } from './store/identity.js';
 
 const CONSUMER_GROUP = 'identity';
-/** Published by the auth service when a client authenticated and reported its environment. */
+/** Published by the auth service for every API session, with the environment its client reported (empty strings when none). */
 export const API_SESSION_CREATED = 'edge.auth.api-session.created';
 
 interface ApiSessionCreated {
@@ -37,6 +38,8 @@ export async function startAuthConsumers(bus: Bus, store: Pick<IdentityStore, 'u
       if (typeof identityId !== 'string' || identityId === '') return;
       const env = reported('envInfo', envInfoJson);
       const sdk = reported('sdkInfo', sdkInfoJson);
+      // Most logins report nothing: no write, and no environment event for caches to act on.
+      if (!env && !sdk) return;
       try {
         await store.updateEnvironment(identityId, env, sdk);
       } catch (err) {

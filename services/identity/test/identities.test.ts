@@ -4,6 +4,7 @@
  * that changes nothing, role matching, and the consumers that follow the policy and auth services.
  */
 import type { BusMessage } from '@edge/bus';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHarness, type Harness } from './harness.js';
 
@@ -96,6 +97,22 @@ describe('the login environment', () => {
       expect(i.sdkInfo).toEqual({ type: 't', _type: 'type' });
     });
     await vi.waitFor(() => expect(announced).toEqual([{ id }]));
+    await sub.unsubscribe();
+  });
+
+  it('is left alone, and nothing announced, when a login reported no environment', async () => {
+    const id = await create('env-none');
+    const marker = await create('env-marker');
+    const announced: unknown[] = [];
+    const sub = await h.bus.subscribe('edge.identity.identity.environment', async (m) => { announced.push(m.data); });
+    // xmin changes with every write of the row, even one that sets the values it had.
+    const version = async () => (await h.db.selectFrom('identities').select(sql<string>`xmin::text`.as('xmin')).where('id', '=', id).executeTakeFirst())?.xmin;
+    const before = await version();
+    await h.bus.publish('edge.auth.api-session.created', { id: 'as-none', identityId: id, envInfoJson: '', sdkInfoJson: '' });
+    // One consumer handles the subject in order: once the marker is recorded, so was the login before it.
+    await h.bus.publish('edge.auth.api-session.created', { id: 'as-marker', identityId: marker, envInfoJson: '{"os":"linux"}', sdkInfoJson: '' });
+    await vi.waitFor(() => expect(announced).toEqual([{ id: marker }]));
+    expect(await version()).toBe(before);
     await sub.unsubscribe();
   });
 });

@@ -1,6 +1,6 @@
 /**
- * What the pki service publishes (certificate authority changes, recorded in the transaction of
- * the change and relayed after the commit, libs/outbox) and consumes: an identity or router that
+ * What the pki service publishes (certificate authority and enrollment changes, recorded in the
+ * transaction of the change and relayed after the commit, libs/outbox) and consumes: an identity or router that
  * is gone takes its enrollments with it. Consumers are durable (JetStream) and idempotent; a
  * sweep at start-up and a periodic reconciliation catch anything lost (STYLE.md principle 9).
  */
@@ -17,15 +17,39 @@ export const CA_CHANGED = (what: 'created' | 'updated' | 'verified') => `edge.pk
 /** Published after a CA was deleted; payload `{id, certPem}` (auth removes what it issued). */
 export const CA_DELETED = 'edge.pki.ca.deleted';
 
+/**
+ * Published after an enrollment was created, refreshed (new token and expiry) or deleted
+ * (explicitly, redeemed, or with its owner or CA); payload {@link EnrollmentRef}, so caches of an
+ * identity's or router's outstanding enrollments can drop that owner's.
+ */
+export const ENROLLMENT_CHANGED = (what: EnrollmentChange) => `edge.pki.enrollment.${what}`;
+
+/** What happened to an enrollment. */
+export type EnrollmentChange = 'created' | 'updated' | 'deleted';
+
+/** An enrollment as its events name it: its id and its owner (the ids of other kinds null). */
+export interface EnrollmentRef {
+  id: string;
+  identityId: string | null;
+  edgeRouterId: string | null;
+  transitRouterId: string | null;
+}
+
 type Trx = PkiKysely;
 
-/** Records certificate authority changes in the transaction that makes them. */
+/** Records certificate authority and enrollment changes in the transaction that makes them. */
 export function createPkiEvents(outbox: Outbox<PkiDb>) {
   return {
     /** Runs a write and its events in one transaction; they are published after the commit. */
     transaction: <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => outbox.transaction(fn),
     caChanged: (trx: Trx, what: 'created' | 'updated' | 'verified', id: string) => outbox.enqueue(trx, CA_CHANGED(what), { id }),
     caDeleted: (trx: Trx, ca: { id: string; certPem: string }) => outbox.enqueue(trx, CA_DELETED, { id: ca.id, certPem: ca.certPem }),
+    /** One event per enrollment created, refreshed or deleted. */
+    async enrollmentsChanged(trx: Trx, what: EnrollmentChange, enrollments: readonly EnrollmentRef[]): Promise<void> {
+      for (const e of enrollments) {
+        await outbox.enqueue(trx, ENROLLMENT_CHANGED(what), { id: e.id, identityId: e.identityId, edgeRouterId: e.edgeRouterId, transitRouterId: e.transitRouterId });
+      }
+    },
   };
 }
 

@@ -17,7 +17,7 @@ import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers } fro
 import { createRpcClient } from '@edge/rpc';
 import { createLocalJWKSet, decodeJwt, importX509, jwtVerify } from 'jose';
 import { sql, Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPkiService } from '../src/index.js';
 import { createFakes, makeCsr } from './support.js';
 
@@ -27,8 +27,8 @@ const dataDir = mkdtempSync(join(tmpdir(), `${TEST_DIR_PREFIX}${prefix}pki-enr-`
 // Whatever the file makes is removed after it, also when its set-up fails half-way.
 const teardown = createTeardown();
 teardown.add(() => rmSync(dataDir, { recursive: true, force: true }));
-const identities = new Set(['ident1', 'ident2', 'ident3', 'ident4']);
-const edgeRouters = new Set(['er1', 'er2']);
+const identities = new Set(['ident1', 'ident2', 'ident3', 'ident4', 'ev1', 'ev2', 'ev3']);
+const edgeRouters = new Set(['er1', 'er2', 'er3']);
 const certAuthenticators: Array<{ identityId: string; certPem: string }> = [];
 const updbAuthenticators: Array<{ identityId: string; username: string; password: string }> = [];
 const routerCerts: Array<{ kind: string; id: string; fingerprint: string }> = [];
@@ -211,5 +211,55 @@ describe('enrollments', () => {
     } finally {
       await replica.stop();
     }
+  });
+});
+
+// Caches of an identity's (or router's) outstanding enrollments drop its entry when they hear of it.
+describe('enrollment events', () => {
+  const seen: Array<{ subject: string; data: Record<string, string | null> }> = [];
+  const of = (owner: string) => seen.filter((e) => e.data.identityId === owner || e.data.edgeRouterId === owner);
+  const event = (what: string, id: string, owner: { identityId?: string; edgeRouterId?: string }) => ({
+    subject: `edge.pki.enrollment.${what}`, data: { id, identityId: null, edgeRouterId: null, transitRouterId: null, ...owner },
+  });
+  beforeAll(async () => {
+    await bus.subscribe<Record<string, string | null>>('edge.pki.enrollment.>', async (m) => { seen.push({ subject: m.subject, data: m.data }); });
+  });
+
+  it('announce an enrollment created, refreshed and deleted, with its identity', async () => {
+    const e = await client.createEnrollment({ method: 'ott', identityId: 'ev1', expiresAt: '' });
+    await client.refreshEnrollment({ id: e.id, expiresAt: new Date(Date.now() + 3600_000).toISOString() });
+    await client.deleteEnrollment({ id: e.id });
+    await vi.waitFor(() => expect(of('ev1')).toEqual(['created', 'updated', 'deleted'].map((what) => event(what, e.id, { identityId: 'ev1' }))));
+  });
+
+  it('announce an enrollment redeemed', async () => {
+    const e = await client.createEnrollment({ method: 'updb', identityId: 'ev2', username: 'ev2-user', expiresAt: '' });
+    await client.enrollUpdb({ token: e.token, password: 'long enough' });
+    await vi.waitFor(() => expect(of('ev2')).toEqual([event('created', e.id, { identityId: 'ev2' }), event('deleted', e.id, { identityId: 'ev2' })]));
+  });
+
+  it('announce each enrollment a deleted identity takes with it', async () => {
+    const ott = await client.createEnrollment({ method: 'ott', identityId: 'ev3', expiresAt: '' });
+    const updb = await client.createEnrollment({ method: 'updb', identityId: 'ev3', username: 'ev3-user', expiresAt: '' });
+    await bus.publish('edge.identity.identity.deleted', { id: 'ev3' });
+    await vi.waitFor(() => expect(of('ev3').filter((e) => e.subject.endsWith('.deleted')).map((e) => e.data.id).sort()).toEqual([ott.id, updb.id].sort()));
+    expect(of('ev3')).toContainEqual(event('deleted', ott.id, { identityId: 'ev3' }));
+  });
+
+  it('announce the enrollment a router re-enrollment replaces, with the router', async () => {
+    const first = await client.replaceRouterEnrollment({ kind: 'edge', routerId: 'er3' });
+    const second = await client.replaceRouterEnrollment({ kind: 'edge', routerId: 'er3' });
+    await vi.waitFor(() => expect(of('er3')).toEqual([
+      event('created', first.id, { edgeRouterId: 'er3' }), event('deleted', first.id, { edgeRouterId: 'er3' }), event('created', second.id, { edgeRouterId: 'er3' }),
+    ]));
+  });
+
+  it('announce nothing for a refused enrollment', async () => {
+    const e = await client.createEnrollment({ method: 'ott', identityId: 'ev1', expiresAt: '' });
+    await expect(client.createEnrollment({ method: 'ott', identityId: 'ev1', expiresAt: '' })).rejects.toMatchObject({ code: 'ENROLLMENT_EXISTS' });
+    // Events leave in the order they were recorded: once this delete's arrived, the refused write's would have.
+    await client.deleteEnrollment({ id: e.id });
+    await vi.waitFor(() => expect(of('ev1').slice(-2)).toEqual([event('created', e.id, { identityId: 'ev1' }), event('deleted', e.id, { identityId: 'ev1' })]));
+    expect(of('ev1')).toHaveLength(5);
   });
 });

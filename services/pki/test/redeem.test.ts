@@ -18,7 +18,7 @@ import { createTeardown, testPrefix, TEST_DIR_PREFIX } from '@edge/testing';
 import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers, type PkiServiceClient } from '@edge/proto';
 import { createRpcClient, type RpcClient } from '@edge/rpc';
 import { Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPkiService } from '../src/index.js';
 import { createFakes, makeCsr } from './support.js';
 
@@ -41,6 +41,9 @@ describe.each(backends)('redeeming on %s', (_kind, open) => {
   const created: string[] = [];
   /** Identities whose next authenticator creation fails as if the auth service were down. */
   const failOnce = new Set<string>();
+  const bus = createMemoryBus();
+  /** The enrollment events, as `<what> <identityId>`. */
+  const announced: string[] = [];
   let conn: DbConnection;
   let svc: EdgeService;
   const fakes = createFakes();
@@ -81,7 +84,8 @@ describe.each(backends)('redeeming on %s', (_kind, open) => {
       EDGE_KEY_ENCRYPTION_KEY: randomBytes(32).toString('hex'), EDGE_SHUTDOWN_GRACE_MS: '500',
       EDGE_IDENTITY_GRPC_ADDR: identityAddr, EDGE_AUTH_GRPC_ADDR: authAddr,
     });
-    svc = createPkiService({ config, conn, bus: createMemoryBus(), log: silentLogger() });
+    await bus.subscribe<{ identityId: string }>('edge.pki.enrollment.>', async (m) => { announced.push(`${m.subject.split('.').pop()} ${m.data.identityId}`); });
+    svc = createPkiService({ config, conn, bus, log: silentLogger() });
     teardown.add(() => svc.stop());
     await svc.start();
     client = createRpcClient(contracts.pki(), `127.0.0.1:${svc.port()}`, { deadlineMs: 5000 });
@@ -120,6 +124,8 @@ describe.each(backends)('redeeming on %s', (_kind, open) => {
     expect(await client.getEnrollment({ id: e.id })).toMatchObject({ id: e.id, token: e.token, createdAt: e.createdAt });
     await redeem(e.token);
     expect(created).toContain('i-flaky');
+    // claimed, put back, claimed for good: a cache of the identity's enrollments hears each
+    await vi.waitFor(() => expect(announced.filter((a) => a.endsWith(' i-flaky'))).toEqual(['created', 'deleted', 'created', 'deleted'].map((w) => `${w} i-flaky`)));
   });
 
   it('does not put back the enrollment of an identity that went during the redemption', async () => {

@@ -6,7 +6,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation, precompiled } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSession, ApiSessionRef } from '../domain/api-session.js';
-import type { AuthEvents } from '../events.js';
+import type { AuthEvents, IdentityOwned } from '../events.js';
 import type { Authenticator, IdentityAuthSummary } from '../domain/authenticator.js';
 import type { ApiSessionsTable, AuthDb, AuthenticatorsTable } from './db.js';
 
@@ -57,6 +57,11 @@ export function toAuthenticator(row: Selectable<AuthenticatorsTable>): Authentic
   };
 }
 
+/** The `{id, identityId}` of rows a statement returned, as events name them. */
+export function owned(rows: ReadonlyArray<{ id: string; identity_id: string }>): IdentityOwned[] {
+  return rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
+}
+
 function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
   return {
     id: row.id,
@@ -77,7 +82,7 @@ function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
 
 /** Creates the store over a Kysely bound to the auth schema; an API session's end is announced in its transaction. */
 export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
-  const refs = (rows: Array<{ id: string; identity_id: string }>): ApiSessionRef[] => rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
+  const refs = (rows: Array<{ id: string; identity_id: string }>): ApiSessionRef[] => owned(rows);
   /** The authentication summaries of the identities of `ids` (every page of the identity list reads them): compiled once, kept prepared. */
   const summaries = precompiled(1, (ids: string[]) => {
     const id = sql.ref<string>('ids.ids');
@@ -107,13 +112,16 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
      * it (so replicas starting together can tell which one created the default admin).
      */
     async insertUpdbIfAbsent(a: NewUpdbAuthenticator): Promise<boolean> {
-      const rows = await db.insertInto('authenticators')
-        .values({ id: a.id, identity_id: a.identityId, method: 'updb', username: a.username, password_hash: a.passwordHash })
-        // the predicate must be a literal for Postgres to infer the partial unique index
-        .onConflict((oc) => oc.column('username').where('method', '=', sql.lit('updb')).doNothing())
-        .returning('id')
-        .execute();
-      return rows.length > 0;
+      return events.transaction(async (trx) => {
+        const rows = await trx.insertInto('authenticators')
+          .values({ id: a.id, identity_id: a.identityId, method: 'updb', username: a.username, password_hash: a.passwordHash })
+          // the predicate must be a literal for Postgres to infer the partial unique index
+          .onConflict((oc) => oc.column('username').where('method', '=', sql.lit('updb')).doNothing())
+          .returning(['id', 'identity_id'])
+          .execute();
+        await events.authenticatorsChanged(trx, 'created', owned(rows));
+        return rows.length > 0;
+      });
     },
 
     /** The cert authenticator with this fingerprint, if any. */
@@ -130,10 +138,13 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
      */
     async insertEnrolled(a: NewEnrolledAuthenticator): Promise<'inserted' | 'duplicate' | 'enrolled'> {
       try {
-        await db.insertInto('authenticators').values({
-          id: a.id, identity_id: a.identityId, method: a.method, username: a.username ?? null, password_hash: a.passwordHash ?? null,
-          fingerprint: a.fingerprint ?? null, cert_pem: a.certPem ?? null, is_issued_by_network: a.method === 'cert' ? a.isIssuedByNetwork ?? false : null,
-        }).execute();
+        await events.transaction(async (trx) => {
+          await trx.insertInto('authenticators').values({
+            id: a.id, identity_id: a.identityId, method: a.method, username: a.username ?? null, password_hash: a.passwordHash ?? null,
+            fingerprint: a.fingerprint ?? null, cert_pem: a.certPem ?? null, is_issued_by_network: a.method === 'cert' ? a.isIssuedByNetwork ?? false : null,
+          }).execute();
+          await events.authenticatorsChanged(trx, 'created', [a]);
+        });
         return 'inserted';
       } catch (err) {
         const v = isUniqueViolation(err);
@@ -196,10 +207,9 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
       return new Set(rows.map((r) => r.identity_id));
     },
 
-    /** Stores a new API session and returns it as stored. */
     /**
-     * Opens an API session; the environment the client reported (if any) is announced with it
-     * for the identity service to record.
+     * Opens an API session and announces it, with the environment the client reported (empty
+     * strings when none) for the identity service to record.
      */
     async insertApiSession(s: NewApiSession, env: { envInfoJson: string; sdkInfoJson: string } = { envInfoJson: '', sdkInfoJson: '' }): Promise<ApiSession> {
       const values = {
@@ -207,9 +217,6 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
         config_types: s.configTypes, ip_address: s.ipAddress, is_mfa_required: s.isMfaRequired,
         is_mfa_complete: s.isMfaComplete, is_cert_extendable: s.isCertExtendable, last_activity_at: s.lastActivityAt,
       };
-      if (env.envInfoJson === '' && env.sdkInfoJson === '') {
-        return toApiSession(await db.insertInto('api_sessions').values(values).returningAll().executeTakeFirstOrThrow());
-      }
       return events.transaction(async (trx) => {
         const row = await trx.insertInto('api_sessions').values(values).returningAll().executeTakeFirstOrThrow();
         await events.apiSessionCreated(trx, { id: row.id, identityId: row.identity_id }, env);
@@ -281,8 +288,10 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
         const ended = refs(await trx.deleteFrom('api_sessions').where('identity_id', '=', identityId)
           .returning(['id', 'identity_id']).execute());
         if (everything) {
-          await trx.deleteFrom('authenticators').where('identity_id', '=', identityId).execute();
-          await trx.deleteFrom('mfas').where('identity_id', '=', identityId).execute();
+          const authenticators = await trx.deleteFrom('authenticators').where('identity_id', '=', identityId).returning(['id', 'identity_id']).execute();
+          await events.authenticatorsChanged(trx, 'deleted', owned(authenticators));
+          const mfas = await trx.deleteFrom('mfas').where('identity_id', '=', identityId).returning(['id', 'identity_id']).execute();
+          for (const m of owned(mfas)) await events.mfaDeleted(trx, m);
         }
         await events.apiSessionsDeleted(trx, ended);
         return ended;

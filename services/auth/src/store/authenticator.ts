@@ -8,7 +8,7 @@ import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edg
 import type { ApiSessionRef } from '../domain/api-session.js';
 import { methodMax, type Authenticator } from '../domain/authenticator.js';
 import type { AuthEvents } from '../events.js';
-import { toAuthenticator } from './api-session.js';
+import { owned, toAuthenticator } from './api-session.js';
 import type { AuthDb, AuthenticatorsTable } from './db.js';
 
 /** What a filter on `/authenticators` may read. */
@@ -43,13 +43,21 @@ export function taken(err: unknown, a: { username?: string; fingerprint?: string
   throw err;
 }
 
-/** Creates the authenticator store over the auth schema. */
-/** Many authenticators in a few statements (bulk import, which ends no session). */
+/**
+ * Many authenticators in a few statements (bulk import, which ends no session). Announces
+ * nothing: the import runs while the controller is stopped, and the identities it loads have no
+ * API session nor anything cached of them yet.
+ */
 export async function insertAuthenticatorsInBulk(db: Kysely<AuthDb>, list: readonly NewAuthenticator[]): Promise<void> {
   await inChunks(list, (chunk) => db.insertInto('authenticators').values(chunk.map(toRow)).execute().catch((err: unknown) => taken(err, chunk[0]!)));
 }
 
-/** Creates the authenticator queries; deleting one ends its API sessions and announces that in the same transaction. */
+/**
+ * Creates the authenticator queries. Creating, renaming, deleting an authenticator and changing
+ * its current certificate announce it in the same transaction (deleting also ends its API
+ * sessions); what no one outside reads (password hash, tags, a pending certificate, extension
+ * flags, the issued-by-network flag) changes silently.
+ */
 export function createAuthenticatorStore(db: Kysely<AuthDb>, events: AuthEvents) {
   return {
     async list(plan: ListPlan, ownerIdentityId?: string): Promise<{ items: Authenticator[]; total: number }> {
@@ -88,17 +96,23 @@ export function createAuthenticatorStore(db: Kysely<AuthDb>, events: AuthEvents)
     },
 
     async insert(a: NewAuthenticator): Promise<void> {
-      await db.insertInto('authenticators').values(toRow(a)).execute().catch((err: unknown) => taken(err, a));
+      await events.transaction(async (trx) => {
+        await trx.insertInto('authenticators').values(toRow(a)).execute();
+        await events.authenticatorsChanged(trx, 'created', [a]);
+      }).catch((err: unknown) => taken(err, a));
     },
 
-    /** Many authenticators in a few statements (bulk import). */
+    /** Changes username, password or tags; a new username is announced. */
     async update(id: string, change: { username?: string; passwordHash?: string; tags?: Record<string, unknown> }): Promise<void> {
-      await db.updateTable('authenticators').set({
-        ...(change.username !== undefined ? { username: change.username } : {}),
-        ...(change.passwordHash !== undefined ? { password_hash: change.passwordHash, failed_attempts: 0 } : {}),
-        ...(change.tags !== undefined ? { tags: JSON.stringify(change.tags) as never } : {}),
-        updated_at: sql<Date>`now()`,
-      }).where('id', '=', id).execute().catch((err: unknown) => taken(err, change));
+      await events.transaction(async (trx) => {
+        const rows = await trx.updateTable('authenticators').set({
+          ...(change.username !== undefined ? { username: change.username } : {}),
+          ...(change.passwordHash !== undefined ? { password_hash: change.passwordHash, failed_attempts: 0 } : {}),
+          ...(change.tags !== undefined ? { tags: JSON.stringify(change.tags) as never } : {}),
+          updated_at: sql<Date>`now()`,
+        }).where('id', '=', id).returning(['id', 'identity_id']).execute();
+        if (change.username !== undefined) await events.authenticatorsChanged(trx, 'updated', owned(rows));
+      }).catch((err: unknown) => taken(err, change));
     },
 
     async requestExtend(id: string, rollKeys: boolean): Promise<void> {
@@ -124,28 +138,31 @@ export function createAuthenticatorStore(db: Kysely<AuthDb>, events: AuthEvents)
      * extension request; false when something else changed it meanwhile.
      */
     async promotePendingCertificate(id: string, fingerprint: string): Promise<boolean> {
-      const r = await db.updateTable('authenticators').set((eb) => ({
-        cert_pem: eb.ref('unverified_cert_pem'), fingerprint: eb.ref('unverified_fingerprint'), unverified_cert_pem: null, unverified_fingerprint: null,
-        // the pki service extends only certificates its CA issued, with that CA
-        is_issued_by_network: true,
-        is_extend_requested: false, is_key_roll_requested: false, extend_requested_at: null, updated_at: sql<Date>`now()`,
-      })).where('id', '=', id).where('unverified_fingerprint', '=', fingerprint).executeTakeFirst().catch((err: unknown) => taken(err, { fingerprint }));
-      return Number(r.numUpdatedRows) > 0;
+      return events.transaction(async (trx) => {
+        const rows = await trx.updateTable('authenticators').set((eb) => ({
+          cert_pem: eb.ref('unverified_cert_pem'), fingerprint: eb.ref('unverified_fingerprint'), unverified_cert_pem: null, unverified_fingerprint: null,
+          // the pki service extends only certificates its CA issued, with that CA
+          is_issued_by_network: true,
+          is_extend_requested: false, is_key_roll_requested: false, extend_requested_at: null, updated_at: sql<Date>`now()`,
+        })).where('id', '=', id).where('unverified_fingerprint', '=', fingerprint).returning(['id', 'identity_id']).execute();
+        await events.authenticatorsChanged(trx, 'updated', owned(rows));
+        return rows.length > 0;
+      }).catch((err: unknown) => taken(err, { fingerprint }));
     },
 
     /**
      * Deletes authenticators and, in the same transaction, the API sessions opened with them
-     * (as controller/db/authenticator_store.go DeleteById), with their deleted events; how many
-     * authenticators went, and the sessions this call ended.
+     * (as controller/db/authenticator_store.go DeleteById), with the deleted events of both; how
+     * many authenticators went, and the sessions this call ended.
      */
     async deleteWithSessions(ids: readonly string[]): Promise<{ removed: number; sessions: ApiSessionRef[] }> {
       if (ids.length === 0) return { removed: 0, sessions: [] };
       return events.transaction(async (trx) => {
-        const r = await trx.deleteFrom('authenticators').where('id', 'in', ids).executeTakeFirst();
-        const ended = await trx.deleteFrom('api_sessions').where('authenticator_id', 'in', ids).returning(['id', 'identity_id']).execute();
-        const sessions = ended.map((x) => ({ id: x.id, identityId: x.identity_id }));
+        const removed = await trx.deleteFrom('authenticators').where('id', 'in', ids).returning(['id', 'identity_id']).execute();
+        await events.authenticatorsChanged(trx, 'deleted', owned(removed));
+        const sessions = owned(await trx.deleteFrom('api_sessions').where('authenticator_id', 'in', ids).returning(['id', 'identity_id']).execute());
         await events.apiSessionsDeleted(trx, sessions);
-        return { removed: Number(r.numDeletedRows), sessions };
+        return { removed: removed.length, sessions };
       });
     },
   };

@@ -53,8 +53,13 @@ export function createMfaStore(db: Kysely<AuthDb>, events: AuthEvents) {
       });
     },
 
+    /** Marks an enrollment verified and announces it (MFA is enabled for its identity from now on). */
     async markVerified(id: string): Promise<void> {
-      await db.updateTable('mfas').set({ is_verified: true, updated_at: sql<Date>`now()` }).where('id', '=', id).execute();
+      await events.transaction(async (trx) => {
+        const row = await trx.updateTable('mfas').set({ is_verified: true, updated_at: sql<Date>`now()` }).where('id', '=', id)
+          .returning(['id', 'identity_id']).executeTakeFirst();
+        if (row) await events.mfaVerified(trx, { id: row.id, identityId: row.identity_id });
+      });
     },
 
     /**

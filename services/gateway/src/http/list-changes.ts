@@ -1,8 +1,9 @@
 /**
- * What this gateway has heard of changes to what a client's service list shows: everything the
- * policy service owns (services, configs, config types, policies, posture checks) and the
- * identities' own service configs (the identity service's). A generation moves on every
- * `edge.policy.>` and `edge.identity.service-configs.>` event, on every administrator's write
+ * What this gateway has heard of changes to what a list shows; by default, the client's service
+ * list: everything the policy service owns (services, configs, config types, policies, posture
+ * checks) and the identities' own service configs (the identity service's). (The management
+ * identity list uses the same with the identity events, http/identity-listing.ts.) A generation
+ * moves on every `edge.policy.>` and `edge.identity.service-configs.>` event, on every administrator's write
  * answered through this gateway, and when the connection to the bus comes back after a loss
  * (events may have been missed meanwhile). A change of an identity's role attributes needs none
  * of this: they are part of what a cached answer is kept under.
@@ -46,7 +47,11 @@ export interface ListChanges {
   stop(): Promise<void>;
 }
 
-export function createListChanges(bus: Bus, holdMs: number, now: () => number = Date.now): ListChanges {
+/** What moves the generation of the client service list: everything the policy service owns, and the identities' own configs. */
+export const SERVICE_LIST_SUBJECTS = ['edge.policy.>', 'edge.identity.service-configs.>'];
+
+/** Changes heard on `subjects` (by default {@link SERVICE_LIST_SUBJECTS}), administrators' writes and reconnects. */
+export function createListChanges(bus: Bus, holdMs: number, now: () => number = Date.now, subjects: readonly string[] = SERVICE_LIST_SUBJECTS): ListChanges {
   let generation = 0;
   let changedAt = -Infinity;
   const subs: Subscription[] = [];
@@ -66,7 +71,7 @@ export function createListChanges(bus: Bus, holdMs: number, now: () => number = 
     bump,
     async start() {
       bus.onReconnect(bump);
-      for (const subject of ['edge.policy.>', 'edge.identity.service-configs.>']) subs.push(await bus.subscribe(subject, async () => bump()));
+      for (const subject of subjects) subs.push(await bus.subscribe(subject, async () => bump()));
     },
     async stop() {
       await Promise.all(subs.splice(0).map((s) => s.unsubscribe()));

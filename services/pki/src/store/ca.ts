@@ -97,12 +97,14 @@ export function createCaStore(db: PkiKysely, events: PkiEvents) {
       });
     },
 
-    /** Deletes the CA and its enrollments in one transaction, with its event; the deleted CA, if there was one. */
+    /** Deletes the CA and its enrollments in one transaction, with their events; the deleted CA, if there was one. */
     async delete(id: string): Promise<Ca | undefined> {
       return events.transaction(async (trx) => {
         const row = await trx.deleteFrom('cas').where('id', '=', id).returningAll().executeTakeFirst();
         if (!row) return undefined;
-        await trx.deleteFrom('enrollments').where('ca_id', '=', id).execute();
+        const enrollments = await trx.deleteFrom('enrollments').where('ca_id', '=', id)
+          .returning(['id', 'identity_id as identityId', 'edge_router_id as edgeRouterId', 'transit_router_id as transitRouterId']).execute();
+        await events.enrollmentsChanged(trx, 'deleted', enrollments);
         await events.caDeleted(trx, { id: row.id, certPem: row.cert_pem });
         return toDomain(row);
       });

@@ -1,12 +1,14 @@
 /**
  * Every query on enrollments. Tokens are stored as hashes and JWTs sealed; the store hands
  * rows out sealed and the caller opens them (enrollments.ts), so nothing here sees a secret.
+ * Every write announces the enrollments it created, refreshed or deleted in its transaction.
  */
-import { sql, type Selectable } from 'kysely';
+import { sql, type DeleteQueryBuilder, type DeleteResult, type Selectable } from 'kysely';
 import { isUniqueViolation, precompiled } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import { enrollmentExists, type Enrollment } from '../domain/enrollment.js';
-import type { EnrollmentsTable, PkiKysely } from './db.js';
+import type { PkiEvents } from '../events.js';
+import type { EnrollmentsTable, PkiDb, PkiKysely } from './db.js';
 
 /** An enrollment as stored: the token only as its hash, the JWT sealed. */
 export interface StoredEnrollment extends Omit<Enrollment, 'token' | 'jwt'> {
@@ -37,6 +39,8 @@ export const ENROLLMENT_FIELDS: FieldMap = {
   expiresAt: field.datetime('expires_at'),
 };
 
+type EnrollmentDelete = DeleteQueryBuilder<PkiDb, 'enrollments', DeleteResult>;
+
 function toStored(r: Selectable<EnrollmentsTable>): StoredEnrollment {
   return {
     id: r.id, method: r.method, identityId: r.identity_id, edgeRouterId: r.edge_router_id, transitRouterId: r.transit_router_id,
@@ -52,17 +56,26 @@ function toRow(e: NewEnrollment) {
   };
 }
 
-/** Creates the enrollment store over the pki schema. */
-export function createEnrollmentStore(db: PkiKysely) {
+/** Creates the enrollment store over the pki schema; every write records its events through `events`. */
+export function createEnrollmentStore(db: PkiKysely, events: PkiEvents) {
   /** The enrollments of identities (every page of the identity list reads them): compiled once, kept prepared. */
   const ofIdentities = precompiled(1, (ids: string[]) => db.selectFrom('enrollments').selectAll()
     .where(sql<boolean>`identity_id = any(${ids}::text[])`).orderBy('created_at').orderBy('id'));
+  /** Deletes the enrollments `where` picks, announcing each; those this call deleted. */
+  const deleteWhere = (where: (q: EnrollmentDelete) => EnrollmentDelete): Promise<StoredEnrollment[]> => events.transaction(async (trx) => {
+    const rows = (await where(trx.deleteFrom('enrollments')).returningAll().execute()).map(toStored);
+    await events.enrollmentsChanged(trx, 'deleted', rows);
+    return rows;
+  });
   const store = {
     /** Inserts; ENROLLMENT_EXISTS when the owner already has one of this method. */
     async insert(e: NewEnrollment): Promise<StoredEnrollment> {
       try {
-        const row = await db.insertInto('enrollments').values(toRow(e)).returningAll().executeTakeFirstOrThrow();
-        return toStored(row);
+        return await events.transaction(async (trx) => {
+          const row = toStored(await trx.insertInto('enrollments').values(toRow(e)).returningAll().executeTakeFirstOrThrow());
+          await events.enrollmentsChanged(trx, 'created', [row]);
+          return row;
+        });
       } catch (err) {
         if (isUniqueViolation(err)?.constraint?.startsWith('enrollments_') && !isUniqueViolation(err)?.constraint?.includes('token')) throw enrollmentExists(e.method);
         throw err;
@@ -99,26 +112,29 @@ export function createEnrollmentStore(db: PkiKysely) {
 
     /** Replaces token, JWT and expiry (refresh); undefined when the enrollment is gone. */
     async replaceToken(id: string, t: Pick<StoredEnrollment, 'tokenHash' | 'jwtEncrypted' | 'issuedAt' | 'expiresAt'>): Promise<StoredEnrollment | undefined> {
-      const row = await db.updateTable('enrollments')
-        .set({ token_hash: t.tokenHash, jwt_encrypted: t.jwtEncrypted, issued_at: t.issuedAt, expires_at: t.expiresAt, updated_at: sql<Date>`date_trunc('milliseconds', now())` })
-        .where('id', '=', id).returningAll().executeTakeFirst();
-      return row && toStored(row);
+      return events.transaction(async (trx) => {
+        const rows = (await trx.updateTable('enrollments')
+          .set({ token_hash: t.tokenHash, jwt_encrypted: t.jwtEncrypted, issued_at: t.issuedAt, expires_at: t.expiresAt, updated_at: sql<Date>`date_trunc('milliseconds', now())` })
+          .where('id', '=', id).returningAll().execute()).map(toStored);
+        await events.enrollmentsChanged(trx, 'updated', rows);
+        return rows[0];
+      });
     },
 
     /** Deletes one; the row when this call deleted it. */
     async delete(id: string): Promise<StoredEnrollment | undefined> {
-      const row = await db.deleteFrom('enrollments').where('id', '=', id).returningAll().executeTakeFirst();
-      return row && toStored(row);
+      return (await deleteWhere((q) => q.where('id', '=', id)))[0];
     },
 
     /** Deletes every enrollment of an identity or router (idempotent); how many went. */
     async deleteOf(owner: { identityId?: string; edgeRouterId?: string; transitRouterId?: string }): Promise<number> {
-      let q = db.deleteFrom('enrollments');
-      if (owner.identityId) q = q.where('identity_id', '=', owner.identityId);
-      else if (owner.edgeRouterId) q = q.where('edge_router_id', '=', owner.edgeRouterId);
-      else if (owner.transitRouterId) q = q.where('transit_router_id', '=', owner.transitRouterId);
-      else return 0;
-      return Number((await q.executeTakeFirst()).numDeletedRows);
+      const { identityId, edgeRouterId, transitRouterId } = owner;
+      if (!identityId && !edgeRouterId && !transitRouterId) return 0;
+      return (await deleteWhere((q) => {
+        if (identityId) return q.where('identity_id', '=', identityId);
+        if (edgeRouterId) return q.where('edge_router_id', '=', edgeRouterId);
+        return q.where('transit_router_id', '=', transitRouterId!);
+      })).length;
     },
 
     /** The distinct owners (identity and router ids) with enrollments, for the start-up sweep. */
@@ -134,8 +150,7 @@ export function createEnrollmentStore(db: PkiKysely) {
      * caller does the remote work (ARCHITECTURE.md rule 7); it `restore`s the row if that fails.
      */
     async claim(tokenHash: string): Promise<StoredEnrollment | undefined> {
-      const row = await db.deleteFrom('enrollments').where('token_hash', '=', tokenHash).returningAll().executeTakeFirst();
-      return row && toStored(row);
+      return (await deleteWhere((q) => q.where('token_hash', '=', tokenHash)))[0];
     },
 
     /**
@@ -143,10 +158,13 @@ export function createEnrollmentStore(db: PkiKysely) {
      * usable; false when its owner got a new enrollment of that method meanwhile (that one stays).
      */
     async restore(e: StoredEnrollment): Promise<boolean> {
-      const r = await db.insertInto('enrollments')
-        .values({ ...toRow(e), tags: JSON.stringify(e.tags), created_at: e.createdAt, updated_at: e.updatedAt })
-        .onConflict((oc) => oc.doNothing()).executeTakeFirst();
-      return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+      return events.transaction(async (trx) => {
+        const rows = (await trx.insertInto('enrollments')
+          .values({ ...toRow(e), tags: JSON.stringify(e.tags), created_at: e.createdAt, updated_at: e.updatedAt })
+          .onConflict((oc) => oc.doNothing()).returningAll().execute()).map(toStored);
+        await events.enrollmentsChanged(trx, 'created', rows);
+        return rows.length > 0;
+      });
     },
   };
   return store;

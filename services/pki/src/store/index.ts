@@ -8,13 +8,13 @@ import type { PkiKysely } from './db.js';
 import { createEnrollmentStore } from './enrollment.js';
 import { createKeyEncryptionStore } from './key-encryption.js';
 
-/** The stores; CA writes record their events through `events` in their transaction. */
+/** The stores; CA and enrollment writes record their events through `events` in their transaction. */
 export function createPkiStores(db: PkiKysely, events: PkiEvents) {
   return {
     keyEncryption: createKeyEncryptionStore(db),
     controllerCertificates: createControllerCertificateStore(db),
     cas: createCaStore(db, events),
-    enrollments: createEnrollmentStore(db),
+    enrollments: createEnrollmentStore(db, events),
   };
 }
 

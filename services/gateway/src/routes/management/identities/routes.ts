@@ -8,7 +8,7 @@ import type { Router } from '../../../http/route.js';
 import { listBody, listQuery } from '../../shared/list.js';
 import { renderIdentity } from '../../shared/render.js';
 import { ALL_FIELDS, patchMask, toFields } from './map.js';
-import { enrollmentsByOwner } from '../../shared/enrollments.js';
+import { uncachedIdentityListing, type IdentityListing } from '../../../http/identity-listing.js';
 import { checkAuthPolicy } from './auth-policy.js';
 import { createIdentityWithEnrollments } from './enrollments.js';
 import { nonAdminNotAllowed, refuseUnlessAdminFor } from '../../shared/non-admin.js';
@@ -30,8 +30,11 @@ function refuseEscalation(principal: Principal | undefined, body: { isAdmin?: bo
   if ((body.permissions ?? []).length > 0) throw nonAdminNotAllowed('non-admins may not create users with permissions');
 }
 
-/** Registers the identity routes under the management base path. */
-export function registerIdentityRoutes(route: Router, base: string, clients: Clients): void {
+/**
+ * Registers the identity routes under the management base path; `listing` keeps what the list and
+ * detail show between requests (http/identity-listing.ts).
+ */
+export function registerIdentityRoutes(route: Router, base: string, clients: Clients, listing: IdentityListing = uncachedIdentityListing(clients)): void {
   const url = `${base}/identities`;
 
   // An admin's outstanding enrollment token enrolls as that admin: non-admins do not see it.
@@ -40,22 +43,17 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
   const detail = async (id: string, principal: Principal | undefined) => {
     const [identity, summaries, enrollments] = await Promise.all([
       clients.identity.getIdentity({ id }),
-      clients.auth.getIdentityAuthSummaries({ identityIds: [id] }),
-      enrollmentsByOwner(clients, { identityIds: [id] }),
+      listing.summaries([id]),
+      listing.enrollments([id]),
     ]);
-    return renderIdentity(identity, summaries.summaries[0], enrollmentsShown(principal, identity.isAdmin) ? enrollments.get(id) : undefined);
+    return renderIdentity(identity, summaries.get(id), enrollmentsShown(principal, identity.isAdmin) ? enrollments.get(id) : undefined);
   };
 
   route('GET', url, 'admin', async (req, principal) => {
-    const page = await clients.identity.listIdentities({ query: listQuery(req) });
+    const page = await listing.page(listQuery(req));
     const identityIds = page.identities.map((i) => i.id);
-    // An empty page has nothing to add to.
-    const [{ summaries }, enrollments] = identityIds.length === 0 ? [{ summaries: [] }, new Map()] : await Promise.all([
-      clients.auth.getIdentityAuthSummaries({ identityIds }),
-      enrollmentsByOwner(clients, { identityIds }),
-    ]);
-    const byId = new Map(summaries.map((s) => [s.identityId, s]));
-    const data = page.identities.map((i) => renderIdentity(i, byId.get(i.id), enrollmentsShown(principal, i.isAdmin) ? enrollments.get(i.id) : undefined));
+    const [summaries, enrollments] = await Promise.all([listing.summaries(identityIds), listing.enrollments(identityIds)]);
+    const data = page.identities.map((i) => renderIdentity(i, summaries.get(i.id), enrollmentsShown(principal, i.isAdmin) ? enrollments.get(i.id) : undefined));
     return { body: listBody(data, page.meta) };
   });
 

@@ -1,0 +1,206 @@
+/**
+ * What the management identity list and detail show, kept between requests so that an operator's
+ * console or script reading the same identities again is answered without asking three owners.
+ *
+ * - **Pages of identities** (the identity service's answer to a list query) are held the way the
+ *   client service list is (http/list-changes.ts): while no `edge.identity.identity.*` event was
+ *   heard, no administrator's write went through this gateway and the bus stayed connected, and
+ *   for at most `holdMs`. A page showing a lockout is held no longer than the lockout lasts,
+ *   since `disabled` ends by itself then.
+ * - **Each identity's auth summary** (auth service: its authenticators, whether it has an API
+ *   session, whether MFA is on) and **its outstanding enrollments** (pki service) are kept per
+ *   identity, for a minute at most, and dropped by the events their owners announce of that
+ *   identity: API sessions created and ended, authenticators and MFA changed, enrollments
+ *   created, refreshed and removed, and the identity deleted. Only the identities a page lacks
+ *   are asked for, in one call per owner.
+ *
+ * As with the other caches here, a look-up under way when an event drops its identity is
+ * answered but not kept, every entry is dropped when the connection to the bus comes back (events
+ * may have been missed), and an administrator's write through this gateway drops everything
+ * before it is answered, so the writer reads its own change.
+ */
+import type { Bus, Subscription } from '@edge/bus';
+import type { auth, common, identity, pki } from '@edge/proto';
+import type { Clients } from '../clients.js';
+import { enrollmentsByOwner } from '../routes/shared/enrollments.js';
+import { createListChanges, holds, type Hold, type ListChanges } from './list-changes.js';
+
+type Page = identity.ListIdentitiesResponse__Output;
+type Summary = auth.IdentityAuthSummary__Output;
+type Enrollment = pki.Enrollment__Output;
+
+/** Subjects whose events name an identity (`identityId`) whose auth summary changed. */
+export const SUMMARY_SUBJECTS = ['edge.auth.api-session.created', 'edge.auth.api-session.deleted', 'edge.auth.authenticator.*', 'edge.auth.mfa.*'];
+/** Subjects whose events name an identity (`identityId`) whose enrollments changed. */
+export const ENROLLMENT_SUBJECTS = ['edge.pki.enrollment.*'];
+/** Identity events: they move the pages' generation; a deletion also drops what is kept of the identity. */
+export const IDENTITY_SUBJECTS = ['edge.identity.identity.>'];
+
+/** Identities on held pages, all pages together; the least recently used pages go first. */
+const MAX_PAGED_IDENTITIES = 50_000;
+/** Identities whose summary (or enrollments) are kept. */
+const MAX_ENTRIES = 50_000;
+
+/**
+ * Values kept per identity and fetched for many identities at once. `fetch` answers the ids it
+ * was given; an id it leaves out has no value (kept too, as "none").
+ */
+export function createPerIdentity<V>(fetch: (ids: string[]) => Promise<Map<string, V>>, ttlMs: number, now: () => number = Date.now) {
+  const entries = new Map<string, { value: V | undefined; until: number }>();
+  /** Counts drops; a look-up keeps only what was not dropped after it started. */
+  let version = 0;
+  let clearedAt = 0;
+  const droppedAt = new Map<string, number>();
+  let flights = 0;
+
+  return {
+    drop(id: string) {
+      entries.delete(id);
+      droppedAt.set(id, ++version);
+    },
+    dropAll() {
+      entries.clear();
+      clearedAt = ++version;
+    },
+    get size() {
+      return entries.size;
+    },
+    /** The values of `ids` that have one. */
+    async getMany(ids: readonly string[]): Promise<Map<string, V>> {
+      const out = new Map<string, V>();
+      const missing: string[] = [];
+      const t = now();
+      for (const id of ids) {
+        const hit = entries.get(id);
+        if (!hit || hit.until <= t) missing.push(id);
+        else if (hit.value !== undefined) out.set(id, hit.value);
+      }
+      if (missing.length === 0) return out;
+      const startedAt = version;
+      flights++;
+      let fetched: Map<string, V>;
+      try {
+        fetched = await fetch(missing);
+      } finally {
+        flights--;
+      }
+      const until = now() + ttlMs;
+      for (const id of missing) {
+        const value = fetched.get(id);
+        if (value !== undefined) out.set(id, value);
+        if (clearedAt > startedAt || (droppedAt.get(id) ?? 0) > startedAt) continue;
+        entries.delete(id);
+        entries.set(id, { value, until });
+      }
+      // Drops only matter to look-ups under way.
+      if (flights === 0) droppedAt.clear();
+      while (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      return out;
+    },
+  };
+}
+
+/** When a held page must be asked for again at the latest: its hold, or the end of the first lockout it shows. */
+function pageHold(page: Page, hold: Hold): Hold {
+  let until = hold.until;
+  for (const i of page.identities) {
+    const end = i.disabled && i.disabledUntil ? Date.parse(i.disabledUntil) : NaN;
+    if (end < until) until = end;
+  }
+  return { generation: hold.generation, until };
+}
+
+export interface IdentityListing {
+  /** A page of identities for `query`, from the identity service or held. */
+  page(query: common.ListQuery): Promise<Page>;
+  /** Auth summaries of these identities, by id. */
+  summaries(ids: readonly string[]): Promise<Map<string, Summary>>;
+  /** Outstanding enrollments of these identities, by id. */
+  enrollments(ids: readonly string[]): Promise<Map<string, Enrollment[]>>;
+  /** An administrator's write went through this gateway: nothing kept may be used. */
+  changed(): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createIdentityListing(clients: Clients, bus: Bus, holdMs: number, ttlMs = 60_000): IdentityListing {
+  const changes: ListChanges = createListChanges(bus, holdMs, Date.now, IDENTITY_SUBJECTS);
+  const pages = new Map<string, { page: Page; hold: Hold }>();
+  let paged = 0;
+  const unhold = (key: string) => {
+    const kept = pages.get(key);
+    if (kept && pages.delete(key)) paged -= kept.page.identities.length;
+  };
+  const summaries = createPerIdentity(async (ids) => {
+    const r = await clients.auth.getIdentityAuthSummaries({ identityIds: ids });
+    return new Map(r.summaries.map((s) => [s.identityId, s]));
+  }, ttlMs);
+  const enrollments = createPerIdentity((ids) => enrollmentsByOwner(clients, { identityIds: [...ids] }), ttlMs);
+  const subs: Subscription[] = [];
+  const dropAll = () => {
+    pages.clear();
+    paged = 0;
+    summaries.dropAll();
+    enrollments.dropAll();
+  };
+  const onIdentity = (kept: { drop(id: string): void }) => async (m: { data: { identityId?: unknown } }) => {
+    if (typeof m.data?.identityId === 'string') kept.drop(m.data.identityId);
+  };
+
+  return {
+    async page(query) {
+      const key = JSON.stringify(query);
+      const kept = pages.get(key);
+      if (kept && holds(kept.hold, changes.generation)) {
+        // The most recently used last.
+        pages.delete(key);
+        pages.set(key, kept);
+        return kept.page;
+      }
+      const generation = changes.generation;
+      const page = await clients.identity.listIdentities({ query });
+      const hold = changes.holdFrom(generation);
+      unhold(key);
+      if (hold) {
+        pages.set(key, { page, hold: pageHold(page, hold) });
+        paged += page.identities.length;
+        while (paged > MAX_PAGED_IDENTITIES) unhold(pages.keys().next().value!);
+      }
+      return page;
+    },
+    summaries: (ids) => summaries.getMany(ids),
+    enrollments: (ids) => enrollments.getMany(ids),
+    changed() {
+      changes.bump();
+      dropAll();
+    },
+    async start() {
+      await changes.start();
+      bus.onReconnect(dropAll);
+      for (const subject of SUMMARY_SUBJECTS) subs.push(await bus.subscribe(subject, onIdentity(summaries)));
+      for (const subject of ENROLLMENT_SUBJECTS) subs.push(await bus.subscribe(subject, onIdentity(enrollments)));
+      subs.push(await bus.subscribe<{ id?: unknown }>('edge.identity.identity.deleted', async (m) => {
+        if (typeof m.data?.id !== 'string') return;
+        summaries.drop(m.data.id);
+        enrollments.drop(m.data.id);
+      }));
+    },
+    async stop() {
+      await Promise.all(subs.splice(0).map((s) => s.unsubscribe()));
+      await changes.stop();
+      dropAll();
+    },
+  };
+}
+
+/** Nothing kept: every request asks the owners (for routes registered without a bus). */
+export function uncachedIdentityListing(clients: Clients): IdentityListing {
+  return {
+    page: (query) => clients.identity.listIdentities({ query }),
+    summaries: async (ids) => new Map((await clients.auth.getIdentityAuthSummaries({ identityIds: [...ids] })).summaries.map((s) => [s.identityId, s])),
+    enrollments: (ids) => enrollmentsByOwner(clients, { identityIds: [...ids] }),
+    changed() {},
+    async start() {},
+    async stop() {},
+  };
+}
