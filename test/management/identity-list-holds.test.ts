@@ -87,4 +87,20 @@ describe('held identity lists', () => {
     });
     await bothShow((i) => expect(i.isMfaEnabled).toBe(true));
   });
+
+  it('keeps what an administrator was shown apart from what a non-admin reader is shown', async () => {
+    const target = await c.http.post(`${M}/identities`, { session: admin, body: { name: 'held-admin-target', type: 'User', isAdmin: true, enrollment: { ott: true } }, expectStatus: 201 });
+    await createPasswordIdentity(c, admin, 'held-reader', 'held-reader-secret');
+    const readerId = (await c.http.get(`${M}/identities?filter=${encodeURIComponent('name = "held-reader"')}`, { session: admin, expectStatus: 200 })).body.data[0].id;
+    await c.http.patch(`${M}/identities/${readerId}`, { session: admin, body: { permissions: ['identity.read'] }, expectStatus: 200 });
+    const reader = await c.login('held-reader', 'held-reader-secret');
+    await new Promise((r) => setTimeout(r, 1_100));
+    const query = `${M}/identities?filter=${encodeURIComponent('name = "held-admin-target"')}`;
+    for (let i = 0; i < 2; i++) {
+      expect((await c.http.get(query, { session: admin, expectStatus: 200 })).body.data[0].enrollment.ott.id).toEqual(expect.any(String));
+      // An admin's outstanding enrollment would let a non-admin enroll as that admin.
+      const seen = (await c.http.get(query, { session: reader, expectStatus: 200 })).body.data[0];
+      expect([seen.id, seen.enrollment]).toEqual([target.body.data.id, {}]);
+    }
+  });
 });

@@ -72,6 +72,7 @@ describe('values kept per identity', () => {
 function owners() {
   const calls = { list: 0, summaries: 0, enrollments: 0 };
   let disabledUntil: string | undefined;
+  let gate: Promise<void> | undefined;
   const clients = {
     identity: {
       listIdentities: async () => {
@@ -85,6 +86,7 @@ function owners() {
     auth: {
       getIdentityAuthSummaries: async ({ identityIds }: { identityIds: string[] }) => {
         calls.summaries++;
+        await gate;
         return { summaries: identityIds.map((identityId) => ({ identityId, hasApiSession: calls.summaries > 1 })) };
       },
     },
@@ -95,7 +97,19 @@ function owners() {
       },
     },
   } as unknown as Clients;
-  return { clients, calls, lockOut: (until: string | undefined) => { disabledUntil = until; } };
+  return {
+    clients, calls,
+    lockOut: (until: string | undefined) => { disabledUntil = until; },
+    /** Makes the auth summaries wait until the returned function is called. */
+    pauseSummaries: () => {
+      let release!: () => void;
+      gate = new Promise((r) => { release = r; });
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
+  };
 }
 
 describe('the identity listing', () => {
@@ -195,5 +209,41 @@ describe('the identity listing', () => {
     await read(listing!);
     await read(listing!);
     expect(calls).toEqual({ list: 2, summaries: 1, enrollments: 1 });
+  }, 10_000);
+
+  it('sends the bytes rendered before while the page is held and nothing kept was dropped', async () => {
+    const { calls } = await started();
+    let renders = 0;
+    const render = () => Buffer.from(`body-${++renders}`);
+    const first = await listing!.rendered({}, 'admin', render);
+    expect(await listing!.rendered({}, 'admin', render)).toBe(first);
+    expect(renders).toBe(1);
+    // Another variant is rendered on its own, from what is kept.
+    expect((await listing!.rendered({}, 'other', render)).toString()).toBe('body-2');
+    expect(calls).toEqual({ list: 1, summaries: 1, enrollments: 1 });
+    // A drop of any identity's summary renders again, asking only for what was dropped.
+    await bus!.publish('edge.auth.authenticator.updated', { id: 'a', identityId: 'i2' });
+    await settle();
+    expect((await listing!.rendered({}, 'admin', render)).toString()).toBe('body-3');
+    expect(calls).toEqual({ list: 1, summaries: 2, enrollments: 1 });
+    expect((await listing!.rendered({}, 'admin', render)).toString()).toBe('body-3');
+  }, 10_000);
+
+  it('keeps no body rendered from what was dropped while it was being read', async () => {
+    const { calls, pauseSummaries } = await started();
+    let renders = 0;
+    const render = () => Buffer.from(`body-${++renders}`);
+    await listing!.page({});
+    // The drop lands while the summaries are being asked for.
+    const release = pauseSummaries();
+    const reading = listing!.rendered({}, 'admin', render);
+    await bus!.publish('edge.pki.enrollment.created', { id: 'e', identityId: 'i1' });
+    await settle();
+    release();
+    await reading;
+    expect(calls).toEqual({ list: 1, summaries: 1, enrollments: 1 });
+    await listing!.rendered({}, 'admin', render);
+    expect(renders).toBe(2);
+    expect(calls).toEqual({ list: 1, summaries: 1, enrollments: 2 });
   }, 10_000);
 });

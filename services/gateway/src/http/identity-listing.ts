@@ -65,6 +65,10 @@ export function createPerIdentity<V>(fetch: (ids: string[]) => Promise<Map<strin
     get size() {
       return entries.size;
     },
+    /** Moves with every drop: what was read from these values before is still what they are while it stays. */
+    get version() {
+      return version;
+    },
     /** The values of `ids` that have one. */
     async getMany(ids: readonly string[]): Promise<Map<string, V>> {
       const out = new Map<string, V>();
@@ -110,9 +114,25 @@ function pageHold(page: Page, hold: Hold): Hold {
   return { generation: hold.generation, until };
 }
 
+type Render = (page: Page, summaries: Map<string, Summary>, enrollments: Map<string, Enrollment[]>) => Buffer;
+
+/** A page, the summaries and enrollments of its identities, and the body `render` makes of them. */
+async function assemble(l: Pick<IdentityListing, 'page' | 'summaries' | 'enrollments'>, query: common.ListQuery, render: Render) {
+  const page = await l.page(query);
+  const ids = page.identities.map((i) => i.id);
+  const [summaries, enrollments] = await Promise.all([l.summaries(ids), l.enrollments(ids)]);
+  return { page, body: render(page, summaries, enrollments) };
+}
+
 export interface IdentityListing {
   /** A page of identities for `query`, from the identity service or held. */
   page(query: common.ListQuery): Promise<Page>;
+  /**
+   * The page of `query` with the summaries and enrollments of its identities, rendered by
+   * `render`: the bytes rendered before for the same `variant` while the page is held and nothing
+   * kept was dropped since (so they show exactly what would be rendered now).
+   */
+  rendered(query: common.ListQuery, variant: string, render: Render): Promise<Buffer>;
   /** Auth summaries of these identities, by id. */
   summaries(ids: readonly string[]): Promise<Map<string, Summary>>;
   /** Outstanding enrollments of these identities, by id. */
@@ -125,7 +145,8 @@ export interface IdentityListing {
 
 export function createIdentityListing(clients: Clients, bus: Bus, holdMs: number, ttlMs = 60_000): IdentityListing {
   const changes: ListChanges = createListChanges(bus, holdMs, Date.now, IDENTITY_SUBJECTS);
-  const pages = new Map<string, { page: Page; hold: Hold }>();
+  /** A held page, with the bodies rendered from it and what was kept with it (by variant, each with the stamp it was rendered at). */
+  const pages = new Map<string, { page: Page; hold: Hold; bodies: Map<string, { stamp: number; body: Buffer }> }>();
   let paged = 0;
   const unhold = (key: string) => {
     const kept = pages.get(key);
@@ -143,30 +164,46 @@ export function createIdentityListing(clients: Clients, bus: Bus, holdMs: number
     summaries.dropAll();
     enrollments.dropAll();
   };
+  /** Moves with every change to what is kept (a sum of counters that only grow). */
+  const stamp = () => changes.generation + summaries.version + enrollments.version;
   const onIdentity = (kept: { drop(id: string): void }) => async (m: { data: { identityId?: unknown } }) => {
     if (typeof m.data?.identityId === 'string') kept.drop(m.data.identityId);
   };
 
-  return {
-    async page(query) {
+  const page = async (query: common.ListQuery): Promise<Page> => {
+    const key = JSON.stringify(query);
+    const kept = pages.get(key);
+    if (kept && holds(kept.hold, changes.generation)) {
+      // The most recently used last.
+      pages.delete(key);
+      pages.set(key, kept);
+      return kept.page;
+    }
+    const generation = changes.generation;
+    const answer = await clients.identity.listIdentities({ query });
+    const hold = changes.holdFrom(generation);
+    unhold(key);
+    if (hold) {
+      pages.set(key, { page: answer, hold: pageHold(answer, hold), bodies: new Map() });
+      paged += answer.identities.length;
+      while (paged > MAX_PAGED_IDENTITIES) unhold(pages.keys().next().value!);
+    }
+    return answer;
+  };
+
+  const listing: IdentityListing = {
+    page,
+    async rendered(query, variant, render) {
       const key = JSON.stringify(query);
       const kept = pages.get(key);
-      if (kept && holds(kept.hold, changes.generation)) {
-        // The most recently used last.
-        pages.delete(key);
-        pages.set(key, kept);
-        return kept.page;
-      }
-      const generation = changes.generation;
-      const page = await clients.identity.listIdentities({ query });
-      const hold = changes.holdFrom(generation);
-      unhold(key);
-      if (hold) {
-        pages.set(key, { page, hold: pageHold(page, hold) });
-        paged += page.identities.length;
-        while (paged > MAX_PAGED_IDENTITIES) unhold(pages.keys().next().value!);
-      }
-      return page;
+      const at = stamp();
+      const body = kept && holds(kept.hold, changes.generation) ? kept.bodies.get(variant) : undefined;
+      if (body && body.stamp === at) return body.body;
+      const { page: p, body: out } = await assemble(listing, query, render);
+      // Kept only if nothing was dropped meanwhile: then everything it shows is what is kept now.
+      const held = pages.get(key);
+      if (held?.page === p && stamp() === at) held.bodies.set(variant, { stamp: at, body: out });
+      return out;
     },
     summaries: (ids) => summaries.getMany(ids),
     enrollments: (ids) => enrollments.getMany(ids),
@@ -191,12 +228,16 @@ export function createIdentityListing(clients: Clients, bus: Bus, holdMs: number
       dropAll();
     },
   };
+  return listing;
 }
 
 /** Nothing kept: every request asks the owners (for routes registered without a bus). */
 export function uncachedIdentityListing(clients: Clients): IdentityListing {
   return {
     page: (query) => clients.identity.listIdentities({ query }),
+    async rendered(query, _variant, render) {
+      return (await assemble(this, query, render)).body;
+    },
     summaries: async (ids) => new Map((await clients.auth.getIdentityAuthSummaries({ identityIds: [...ids] })).summaries.map((s) => [s.identityId, s])),
     enrollments: (ids) => enrollmentsByOwner(clients, { identityIds: [...ids] }),
     changed() {},

@@ -4,7 +4,7 @@
 import { created, empty, ok } from '@edge/envelope';
 import { parseBody } from '@edge/schemas';
 import type { Clients } from '../../../clients.js';
-import type { Router } from '../../../http/route.js';
+import { JSON_CONTENT_TYPE, jsonBytes, type Router } from '../../../http/route.js';
 import { listBody, listQuery } from '../../shared/list.js';
 import { renderIdentity } from '../../shared/render.js';
 import { ALL_FIELDS, patchMask, toFields } from './map.js';
@@ -50,11 +50,13 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
   };
 
   route('GET', url, 'admin', async (req, principal) => {
-    const page = await listing.page(listQuery(req));
-    const identityIds = page.identities.map((i) => i.id);
-    const [summaries, enrollments] = await Promise.all([listing.summaries(identityIds), listing.enrollments(identityIds)]);
-    const data = page.identities.map((i) => renderIdentity(i, summaries.get(i.id), enrollmentsShown(principal, i.isAdmin) ? enrollments.get(i.id) : undefined));
-    return { body: listBody(data, page.meta) };
+    // Rendered once for administrators and once for others (who do not see admins' enrollments).
+    const variant = principal?.isAdmin ? 'admin' : 'other';
+    const body = await listing.rendered(listQuery(req), variant, (page, summaries, enrollments) => jsonBytes(listBody(
+      page.identities.map((i) => renderIdentity(i, summaries.get(i.id), enrollmentsShown(principal, i.isAdmin) ? enrollments.get(i.id) : undefined)),
+      page.meta,
+    )));
+    return { body, contentType: JSON_CONTENT_TYPE };
   });
 
   route('POST', url, 'admin', async (req, principal) => {
