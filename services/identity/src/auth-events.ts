@@ -6,19 +6,12 @@
  */
 import type { Bus, Subscription } from '@edge/bus';
 import { isZitiError } from '@edge/errors';
+import { API_SESSION_CREATED, type ApiSessionCreatedEvent, type Received } from '@edge/events';
 import type { Logger } from '@edge/logging';
 import { parseJson } from './domain/identity.js';
 import type { IdentityStore } from './store/identity.js';
 
 const CONSUMER_GROUP = 'identity';
-/** Published by the auth service for every API session, with the environment its client reported (empty strings when none). */
-export const API_SESSION_CREATED = 'edge.auth.api-session.created';
-
-interface ApiSessionCreated {
-  identityId?: unknown;
-  envInfoJson?: unknown;
-  sdkInfoJson?: unknown;
-}
 
 /** A JSON object from a reported field, or undefined when absent or not an object. */
 function reported(field: string, json: unknown): Record<string, unknown> | undefined {
@@ -33,7 +26,7 @@ function reported(field: string, json: unknown): Record<string, unknown> | undef
 /** Starts the consumers; the caller unsubscribes them on stop. */
 export async function startAuthConsumers(bus: Bus, store: Pick<IdentityStore, 'updateEnvironment'>, log: Logger): Promise<Subscription[]> {
   return [
-    await bus.consume<ApiSessionCreated>(CONSUMER_GROUP, API_SESSION_CREATED, async (msg) => {
+    await bus.consume<Received<ApiSessionCreatedEvent>>(CONSUMER_GROUP, API_SESSION_CREATED, async (msg) => {
       const { identityId, envInfoJson, sdkInfoJson } = msg.data ?? {};
       if (typeof identityId !== 'string' || identityId === '') return;
       const env = reported('envInfo', envInfoJson);

@@ -1,86 +1,26 @@
 /**
- * Subjects the identity service publishes. Each event is recorded in the transaction of the
- * change it announces (the stores call these inside it) and relayed to the bus after the commit
- * (libs/outbox). Consumers must be idempotent: delivery is at-least-once.
+ * The events the identity service publishes (subjects and payloads declared in @edge/events).
+ * Each event is recorded in the transaction of the change it announces (the stores call these
+ * inside it) and relayed to the bus after the commit (libs/outbox). Consumers must be
+ * idempotent: delivery is at-least-once.
  */
 import type { Kysely } from 'kysely';
+import {
+  IDENTITY_CREATED, IDENTITY_DELETED, IDENTITY_DISABLED, IDENTITY_ENVIRONMENT, IDENTITY_UPDATED, SERVICE_CONFIGS_CHANGED, routerSubject,
+  type IdentityEnvironmentEvent, type IdentityEvent, type RouterEvent, type ServiceConfigsEvent,
+} from '@edge/events';
 import type { Outbox } from '@edge/outbox';
 import type { Identity } from './domain/identity.js';
 import type { Router } from './domain/router.js';
 import type { IdentityDb } from './store/db.js';
 
-export const Subjects = {
-  identityCreated: 'edge.identity.identity.created',
-  identityUpdated: 'edge.identity.identity.updated',
-  identityDeleted: 'edge.identity.identity.deleted',
-  routerCreated: (kind: string) => `edge.identity.${kind}-router.created`,
-  routerUpdated: (kind: string) => `edge.identity.${kind}-router.updated`,
-  routerDeleted: (kind: string) => `edge.identity.${kind}-router.deleted`,
-  /** Its API sessions must end (the auth service consumes it durably). */
-  identityDisabled: 'edge.identity.identity.disabled',
-  /** A client reported its environment (envInfo, sdkInfo) at login; payload `{ id }`, for caches of the identity. */
-  identityEnvironment: 'edge.identity.identity.environment',
-  /**
-   * An identity's own service configs changed; payload `{ identityId }`. Caches of what a
-   * client's service list shows hear it (the gateway's held pages and markers).
-   */
-  serviceConfigsChanged: 'edge.identity.service-configs.changed',
-} as const;
-
-/**
- * What other services learn about an edge or transit router from its events: enough for the
- * policy service to keep its read model of edge routers (what sessions render of them).
- * `updatedAt` orders the events of one router as for identities; a deletion carries the time it
- * happened.
- */
-export interface RouterEvent {
-  id: string;
-  kind: string;
-  name: string;
-  roleAttributes: string[];
-  disabled: boolean;
-  isTunnelerEnabled: boolean;
-  hostname: string;
-  cost: number;
-  noTraversal: boolean;
-  supportedProtocols: unknown;
-  appData: unknown;
-  /** ISO time the router was created. */
-  createdAt: string;
-  /** ISO time of the change announced. */
-  updatedAt: string;
-}
-
+/** The payload of a router's events; a deletion gives the time it happened as `updatedAt`. */
 export function routerPayload(r: Router, updatedAt = r.updatedAt): RouterEvent {
   return {
     id: r.id, kind: r.kind, name: r.name, roleAttributes: r.roleAttributes, disabled: r.disabled, isTunnelerEnabled: r.isTunnelerEnabled,
     hostname: r.hostname, cost: r.cost, noTraversal: r.noTraversal, supportedProtocols: r.supportedProtocols, appData: r.appData,
     createdAt: r.createdAt.toISOString(), updatedAt: updatedAt.toISOString(),
   };
-}
-
-/**
- * What other services learn about an identity from its events: enough for the auth service to
- * keep its read model of identities (login and API session validation never ask this service).
- * `updatedAt` orders the events of one identity: a consumer keeps the newest it has seen, so a
- * late older event changes nothing; a deletion carries the time it happened.
- */
-export interface IdentityEvent {
-  id: string;
-  name: string;
-  typeId: string;
-  isAdmin: boolean;
-  isDefaultAdmin: boolean;
-  /** Set by an admin or a lockout; a lockout ends by itself at `disabledUntil`. */
-  disabled: boolean;
-  /** ISO time a lockout ends; null: until enabled (or not disabled). */
-  disabledUntil: string | null;
-  roleAttributes: string[];
-  authPolicyId: string;
-  externalId: string | null;
-  permissions: string[];
-  /** ISO time of the change announced. */
-  updatedAt: string;
 }
 
 /** The fields of an identity an event carries, `updatedAt` taken from the identity unless given. */
@@ -112,15 +52,15 @@ export function createIdentityEvents(outbox: Outbox<IdentityDb>) {
   return {
     /** Runs a write and its events in one transaction; they are published after the commit. */
     transaction: <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => outbox.transaction(fn),
-    created: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityCreated, payload(i)),
-    updated: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityUpdated, payload(i)),
-    deleted: (trx: Trx, i: Identity | EventSource) => outbox.enqueue(trx, Subjects.identityDeleted, payload(i, deletedAt(i))),
-    disabled: (trx: Trx, i: Identity) => outbox.enqueue(trx, Subjects.identityDisabled, payload(i)),
-    environment: (trx: Trx, id: string) => outbox.enqueue(trx, Subjects.identityEnvironment, { id }),
-    serviceConfigsChanged: (trx: Trx, identityId: string) => outbox.enqueue(trx, Subjects.serviceConfigsChanged, { identityId }),
-    routerCreated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerCreated(r.kind), routerPayload(r)),
-    routerUpdated: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerUpdated(r.kind), routerPayload(r)),
-    routerDeleted: (trx: Trx, r: Router) => outbox.enqueue(trx, Subjects.routerDeleted(r.kind), routerPayload(r, deletedAt(r))),
+    created: (trx: Trx, i: Identity) => outbox.enqueue(trx, IDENTITY_CREATED, payload(i)),
+    updated: (trx: Trx, i: Identity) => outbox.enqueue(trx, IDENTITY_UPDATED, payload(i)),
+    deleted: (trx: Trx, i: Identity | EventSource) => outbox.enqueue(trx, IDENTITY_DELETED, payload(i, deletedAt(i))),
+    disabled: (trx: Trx, i: Identity) => outbox.enqueue(trx, IDENTITY_DISABLED, payload(i)),
+    environment: (trx: Trx, id: string) => outbox.enqueue(trx, IDENTITY_ENVIRONMENT, { id } satisfies IdentityEnvironmentEvent),
+    serviceConfigsChanged: (trx: Trx, identityId: string) => outbox.enqueue(trx, SERVICE_CONFIGS_CHANGED, { identityId } satisfies ServiceConfigsEvent),
+    routerCreated: (trx: Trx, r: Router) => outbox.enqueue(trx, routerSubject(r.kind, 'created'), routerPayload(r)),
+    routerUpdated: (trx: Trx, r: Router) => outbox.enqueue(trx, routerSubject(r.kind, 'updated'), routerPayload(r)),
+    routerDeleted: (trx: Trx, r: Router) => outbox.enqueue(trx, routerSubject(r.kind, 'deleted'), routerPayload(r, deletedAt(r))),
   };
 }
 

@@ -5,6 +5,7 @@
  * whatever was deleted while no replica ran.
  */
 import type { Bus, Subscription } from '@edge/bus';
+import { CONFIG_DELETED, SERVICE_DELETED, type PolicyChangeEvent, type Received } from '@edge/events';
 import type { Logger } from '@edge/logging';
 import type { RouterStore } from './store/router.js';
 import type { ServiceConfigStore } from './store/service-config.js';
@@ -21,7 +22,7 @@ export interface PolicyConsumerDeps {
 /** Starts the consumers; the caller unsubscribes them on stop. */
 export async function startPolicyConsumers(bus: Bus, { serviceConfigs, routers, log }: PolicyConsumerDeps): Promise<Subscription[]> {
   const on = (subject: string, handle: (id: string) => Promise<void>) =>
-    bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
+    bus.consume<Received<PolicyChangeEvent>>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
       if (typeof id !== 'string' || id === '') {
         log.warn({ subject: msg.subject }, 'event without an id, ignored');
@@ -34,8 +35,8 @@ export async function startPolicyConsumers(bus: Bus, { serviceConfigs, routers, 
     if (removed > 0) log.info({ column, id, removed }, 'identity service configs removed with what they named');
   };
   return Promise.all([
-    on('edge.policy.service.deleted', (id) => dropAssignments('service_id', id)),
-    on('edge.policy.config.deleted', async (id) => {
+    on(SERVICE_DELETED, (id) => dropAssignments('service_id', id)),
+    on(CONFIG_DELETED, async (id) => {
       await dropAssignments('config_id', id);
       await routers.removeConfig(id);
     }),

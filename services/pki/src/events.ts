@@ -1,39 +1,21 @@
 /**
  * What the pki service publishes (certificate authority and enrollment changes, recorded in the
- * transaction of the change and relayed after the commit, libs/outbox) and consumes: an identity or router that
- * is gone takes its enrollments with it. Consumers are durable (JetStream) and idempotent; a
- * sweep at start-up and a periodic reconciliation catch anything lost (STYLE.md principle 9).
+ * transaction of the change and relayed after the commit, libs/outbox; subjects and payloads
+ * declared in @edge/events) and consumes: an identity or router that is gone takes its
+ * enrollments with it. Consumers are durable (JetStream) and idempotent; a sweep at start-up and
+ * a periodic reconciliation catch anything lost (STYLE.md principle 9).
  */
 import type { Bus, Subscription } from '@edge/bus';
 import { isZitiError } from '@edge/errors';
+import {
+  CA_DELETED, EDGE_ROUTER_DELETED, IDENTITY_DELETED, TRANSIT_ROUTER_DELETED, caSubject, enrollmentSubject,
+  type CaChange, type CaDeletedEvent, type CaEvent, type ChangeKind, type EnrollmentEvent, type IdentityEvent, type Received, type RouterEvent,
+} from '@edge/events';
 import type { Logger } from '@edge/logging';
 import type { Outbox } from '@edge/outbox';
 import type { EnrollmentPeers } from './peers/index.js';
 import type { PkiDb, PkiKysely } from './store/db.js';
 import type { EnrollmentStore } from './store/enrollment.js';
-
-/** Published after a CA was created, updated or verified; payload `{id}` (gateways reload the CAs they trust). */
-export const CA_CHANGED = (what: 'created' | 'updated' | 'verified') => `edge.pki.ca.${what}`;
-/** Published after a CA was deleted; payload `{id, certPem}` (auth removes what it issued). */
-export const CA_DELETED = 'edge.pki.ca.deleted';
-
-/**
- * Published after an enrollment was created, refreshed (new token and expiry) or deleted
- * (explicitly, redeemed, or with its owner or CA); payload {@link EnrollmentRef}, so caches of an
- * identity's or router's outstanding enrollments can drop that owner's.
- */
-export const ENROLLMENT_CHANGED = (what: EnrollmentChange) => `edge.pki.enrollment.${what}`;
-
-/** What happened to an enrollment. */
-export type EnrollmentChange = 'created' | 'updated' | 'deleted';
-
-/** An enrollment as its events name it: its id and its owner (the ids of other kinds null). */
-export interface EnrollmentRef {
-  id: string;
-  identityId: string | null;
-  edgeRouterId: string | null;
-  transitRouterId: string | null;
-}
 
 type Trx = PkiKysely;
 
@@ -42,12 +24,12 @@ export function createPkiEvents(outbox: Outbox<PkiDb>) {
   return {
     /** Runs a write and its events in one transaction; they are published after the commit. */
     transaction: <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => outbox.transaction(fn),
-    caChanged: (trx: Trx, what: 'created' | 'updated' | 'verified', id: string) => outbox.enqueue(trx, CA_CHANGED(what), { id }),
-    caDeleted: (trx: Trx, ca: { id: string; certPem: string }) => outbox.enqueue(trx, CA_DELETED, { id: ca.id, certPem: ca.certPem }),
+    caChanged: (trx: Trx, what: CaChange, id: string) => outbox.enqueue(trx, caSubject(what), { id } satisfies CaEvent),
+    caDeleted: (trx: Trx, ca: { id: string; certPem: string }) => outbox.enqueue(trx, CA_DELETED, { id: ca.id, certPem: ca.certPem } satisfies CaDeletedEvent),
     /** One event per enrollment created, refreshed or deleted. */
-    async enrollmentsChanged(trx: Trx, what: EnrollmentChange, enrollments: readonly EnrollmentRef[]): Promise<void> {
+    async enrollmentsChanged(trx: Trx, what: ChangeKind, enrollments: readonly EnrollmentEvent[]): Promise<void> {
       for (const e of enrollments) {
-        await outbox.enqueue(trx, ENROLLMENT_CHANGED(what), { id: e.id, identityId: e.identityId, edgeRouterId: e.edgeRouterId, transitRouterId: e.transitRouterId });
+        await outbox.enqueue(trx, enrollmentSubject(what), { id: e.id, identityId: e.identityId, edgeRouterId: e.edgeRouterId, transitRouterId: e.transitRouterId } satisfies EnrollmentEvent);
       }
     },
   };
@@ -55,17 +37,13 @@ export function createPkiEvents(outbox: Outbox<PkiDb>) {
 
 export type PkiEvents = ReturnType<typeof createPkiEvents>;
 
-/** Published by the identity service; payload `{id}`. */
-export const IDENTITY_DELETED = 'edge.identity.identity.deleted';
-/** Published by the identity service per router kind; payload `{id, kind}`. */
-export const ROUTER_DELETED = (kind: 'edge' | 'transit') => `edge.identity.${kind}-router.deleted`;
 /** Consumer group of this service: one replica handles each message. */
 export const CONSUMER_GROUP = 'pki';
 
 /** Starts the consumers; the caller unsubscribes them on stop. */
 export async function startEnrollmentConsumers(bus: Bus, store: EnrollmentStore, log: Logger): Promise<Subscription[]> {
   const onDeleted = (subject: string, owner: (id: string) => Parameters<EnrollmentStore['deleteOf']>[0]) =>
-    bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
+    bus.consume<Received<IdentityEvent | RouterEvent>>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
       if (typeof id !== 'string' || id === '') {
         log.warn({ subject: msg.subject }, 'deletion event without an id, ignored');
@@ -76,8 +54,8 @@ export async function startEnrollmentConsumers(bus: Bus, store: EnrollmentStore,
     });
   return [
     await onDeleted(IDENTITY_DELETED, (identityId) => ({ identityId })),
-    await onDeleted(ROUTER_DELETED('edge'), (edgeRouterId) => ({ edgeRouterId })),
-    await onDeleted(ROUTER_DELETED('transit'), (transitRouterId) => ({ transitRouterId })),
+    await onDeleted(EDGE_ROUTER_DELETED, (edgeRouterId) => ({ edgeRouterId })),
+    await onDeleted(TRANSIT_ROUTER_DELETED, (transitRouterId) => ({ transitRouterId })),
   ];
 }
 

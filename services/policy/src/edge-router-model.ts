@@ -6,6 +6,7 @@
  * in the model once a pass completed (before that, the identity service matches them).
  */
 import type { Bus, Subscription } from '@edge/bus';
+import { EDGE_ROUTER_CREATED, EDGE_ROUTER_DELETED, EDGE_ROUTER_UPDATED, type Received, type RouterEvent } from '@edge/events';
 import type { Logger } from '@edge/logging';
 import type { ReconcileStep } from '@edge/outbox';
 import type { IdentityServiceClient } from '@edge/proto';
@@ -21,16 +22,16 @@ const QUIET_MS = 10_000;
 
 /** Applies `edge.identity.edge-router.*` events to the model; one replica handles each event. */
 export async function followEdgeRouters(bus: Bus, model: EdgeRouterModel, log: Logger): Promise<Subscription[]> {
-  const follow = (subject: string, change: 'changed' | 'deleted') => bus.consume<Record<string, unknown>>(CONSUMER_GROUP, subject, async (msg) => {
+  const follow = (subject: string, change: 'changed' | 'deleted') => bus.consume<Received<RouterEvent>>(CONSUMER_GROUP, subject, async (msg) => {
     const record = msg.data && typeof msg.data === 'object' ? edgeRouterFromEvent(msg.data) : undefined;
     // Redelivering it would never succeed: the reconciliation repairs what it said.
     if (!record) log.warn({ subject: msg.subject }, 'edge router event this service cannot read, ignored');
     else await model.apply(record, change);
   });
   return Promise.all([
-    follow('edge.identity.edge-router.created', 'changed'),
-    follow('edge.identity.edge-router.updated', 'changed'),
-    follow('edge.identity.edge-router.deleted', 'deleted'),
+    follow(EDGE_ROUTER_CREATED, 'changed'),
+    follow(EDGE_ROUTER_UPDATED, 'changed'),
+    follow(EDGE_ROUTER_DELETED, 'deleted'),
   ]);
 }
 

@@ -1,59 +1,20 @@
 /**
- * Subjects the policy service publishes. Every change that can alter which services an identity
- * sees (services, configs, policies, posture checks) is announced, so sessions and caches can
- * react. An event is recorded in the transaction of its change and relayed to the bus after the
+ * The events the policy service publishes (subjects and payloads declared in @edge/events).
+ * Every change that can alter which services an identity sees (services, configs, policies,
+ * posture checks) is announced, so sessions and caches can react. An event is recorded in the transaction of its change and relayed to the bus after the
  * commit (libs/outbox); it says what changed (a policy's roles before and after, a service's or
  * posture check's role attributes, the services a config change touched), so consumers can
  * re-evaluate only what it may affect. Consumers must be idempotent.
  */
 import type { Kysely } from 'kysely';
+import { policySubject, type ChangeKind, type PolicyChangeEvent, type PolicyEntity, type PolicyRoles } from '@edge/events';
 import type { Outbox } from '@edge/outbox';
 import type { Policy } from './domain/policy.js';
 import { createPolicyStores, type PolicyDb, type PolicyStores } from './store/index.js';
 
-/** The entities whose changes are published, by their subject names. */
-export type PolicyEntity =
-  | 'config-type' | 'config' | 'service' | 'service-policy' | 'edge-router-policy'
-  | 'service-edge-router-policy' | 'posture-check';
-
-export type ChangeKind = 'created' | 'updated' | 'deleted';
-
-/** `edge.policy.<entity>.<event>`. */
-export function subject(entity: PolicyEntity, kind: ChangeKind): string {
-  return `edge.policy.${entity}.${kind}`;
-}
-
-/** What a policy selects: its semantic, type (service policies) and role lists. */
-export interface PolicyRoles {
-  semantic: string;
-  type?: string;
-  identityRoles?: string[];
-  serviceRoles?: string[];
-  postureCheckRoles?: string[];
-  edgeRouterRoles?: string[];
-}
-
 /** The roles of a stored policy, as events carry them. */
 export function rolesOf(p: Policy): PolicyRoles {
   return { semantic: p.semantic, ...(p.type ? { type: p.type } : {}), ...p.roles };
-}
-
-/** What a change event carries: the entity's id and name, and what changed. */
-export interface PolicyChangeEvent {
-  id: string;
-  name: string;
-  /** Services whose configs changed with this write (config updates and deletes). */
-  serviceIds?: string[];
-  /** Policies: their roles before the change (absent for a create) and after it (absent for a delete). */
-  before?: PolicyRoles;
-  after?: PolicyRoles;
-  /** Services and posture checks: their role attributes before and after the change. */
-  roleAttributes?: { before?: string[]; after?: string[] };
-  /**
-   * Posture checks: the service policies whose posture check roles select the check, before or
-   * after the change; their sessions are the ones its change may end.
-   */
-  servicePolicies?: PolicyRoles[];
 }
 
 /** Records one change event in the transaction of the write. */
@@ -70,7 +31,7 @@ export function createPolicyEvents(outbox: Outbox<PolicyDb>, changed: () => void
     write<T>(fn: (stores: PolicyStores, announce: Announce) => Promise<T>): Promise<T> {
       return outbox.transaction(async (trx) => {
         const announce: Announce = async (entity, kind, event) => {
-          await outbox.enqueue(trx, subject(entity, kind), event);
+          await outbox.enqueue(trx, policySubject(entity, kind), event);
         };
         return fn(createPolicyStores(trx as Kysely<PolicyDb>), announce);
       }, { afterCommit: changed });

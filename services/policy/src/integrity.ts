@@ -3,7 +3,8 @@
  * identities, edge routers (owned by the identity service), services or posture checks that no
  * longer exist. Fixing removes those roles and announces each policy changed.
  */
-import { rolesOf, type PolicyEntity, type PolicyEvents } from './events.js';
+import type { PolicyEntity } from '@edge/events';
+import { rolesOf, type PolicyEvents } from './events.js';
 import type { IdentityDirectory } from './grpc/identities.js';
 import type { IntegrityStore, PolicyTableRefs, RoleRef } from './store/integrity.js';
 import type { PolicyStores } from './store/index.js';

@@ -2,6 +2,7 @@
  * The policy service: services, configs, config types, policies and posture checks.
  */
 import { fileURLToPath } from 'node:url';
+import { POLICY_CHANGES } from '@edge/events';
 import { createGrpcService, createServiceEvents, runInBackground, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type PolicyServiceHandlers, type policy } from '@edge/proto';
 
@@ -32,7 +33,7 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
     const plumbing = createServiceEvents(ctx, db, 'policy');
     const events = createPolicyEvents(plumbing.outbox, invalidate);
     // Changes made through other replicas (this one's own come back too: harmless).
-    const changes = await ctx.bus.subscribe('edge.policy.>', async () => invalidate());
+    const changes = await ctx.bus.subscribe(POLICY_CHANGES, async () => invalidate());
     // The edge routers policies select are matched in the read model of edge routers.
     const edgeRouters = createEdgeRouterModel(db);
     const identities = withEdgeRouterModel(createIdentityDirectory(identity), edgeRouters);

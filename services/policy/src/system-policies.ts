@@ -7,6 +7,7 @@
  * and reordering are harmless; a sweep at start catches up on what happened while no replica ran.
  */
 import type { Bus, Subscription } from '@edge/bus';
+import { EDGE_ROUTER_CHANGES, type Received, type RouterEvent } from '@edge/events';
 import type { Logger } from '@edge/logging';
 import type { IdentityServiceClient } from '@edge/proto';
 import { orMissing, type RpcClient } from '@edge/rpc';
@@ -16,7 +17,6 @@ import { rolesOf, type PolicyEvents } from './events.js';
 import type { PolicyStore } from './store/policy.js';
 
 export const systemPolicyName = (routerId: string) => `edge-router-${routerId}-system`;
-const ROUTER_EVENTS = 'edge.identity.edge-router.>';
 const CONSUMER_GROUP = 'policy';
 const PAGE = 500;
 
@@ -67,7 +67,7 @@ export function createSystemPolicies(store: PolicyStore, identity: RpcClient<Ide
     sweep,
     /** Follows router changes; one replica of the service handles each event. */
     async follow(bus: Bus): Promise<Subscription> {
-      return bus.consume<{ id?: unknown }>(CONSUMER_GROUP, ROUTER_EVENTS, async (msg) => {
+      return bus.consume<Received<RouterEvent>>(CONSUMER_GROUP, EDGE_ROUTER_CHANGES, async (msg) => {
         if (typeof msg.data?.id === 'string' && msg.data.id !== '') await reconcile(msg.data.id);
       });
     },

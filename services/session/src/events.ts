@@ -9,6 +9,10 @@
  * (STYLE.md principle 9).
  */
 import type { Bus, Subscription } from '@edge/bus';
+import {
+  API_SESSION_DELETED, IDENTITY_DELETED, IDENTITY_DISABLED, IDENTITY_UPDATED, POSTURE_CHECK_CHANGES, SERVICE_DELETED, SERVICE_POLICY_CHANGES,
+  SERVICE_UPDATED, type PolicyRoles as PublishedRoles, type Received,
+} from '@edge/events';
 import { runInBackground } from '@edge/lifecycle';
 import type { Logger } from '@edge/logging';
 import type { RoleSelection } from './peers/index.js';
@@ -19,28 +23,13 @@ import type { SessionOwner, SessionRecords } from './store/session.js';
 /** Consumer group of this service: one replica handles each message. */
 export const CONSUMER_GROUP = 'session';
 
-export const Subjects = {
-  apiSessionDeleted: 'edge.auth.api-session.deleted',
-  identityDeleted: 'edge.identity.identity.deleted',
-  identityDisabled: 'edge.identity.identity.disabled',
-  identityUpdated: 'edge.identity.identity.updated',
-  serviceDeleted: 'edge.policy.service.deleted',
-  serviceUpdated: 'edge.policy.service.updated',
-  servicePolicyChanges: 'edge.policy.service-policy.>',
-  postureCheckChanges: 'edge.policy.posture-check.>',
-} as const;
-
 /** Messages a re-evaluating consumer handles at once: they wait together in the queue, so a burst is judged in a few passes. */
 const COALESCED = 64;
 /** Sessions read and judged per step of a reconciliation. */
 const PAGE = 500;
 
-/** The roles of a policy as policy events carry them (services/policy events.ts). */
-interface PolicyRoles {
-  semantic?: unknown;
-  identityRoles?: unknown;
-  serviceRoles?: unknown;
-}
+/** The roles of a policy as policy events carry them, unchecked. */
+type PolicyRoles = Pick<Received<PublishedRoles>, 'semantic' | 'identityRoles' | 'serviceRoles'>;
 
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
@@ -92,24 +81,24 @@ export async function startSessionConsumers(
   // The queue logs what each pass ended, for every change in it.
   const judge = (affected: Affected[]) => Promise.all(affected.map((a) => queue.add(a))).then(() => 0);
   return [
-    await withId(Subjects.apiSessionDeleted, async (apiSessionId) => {
+    await withId(API_SESSION_DELETED, async (apiSessionId) => {
       await hooks.apiSessionEnded?.(apiSessionId);
       return records.deleteOf({ apiSessionId });
     }),
-    await withId(Subjects.identityDeleted, async (identityId) => {
+    await withId(IDENTITY_DELETED, async (identityId) => {
       await records.deleteFailures(identityId);
       return records.deleteOf({ identityId });
     }),
-    await withId(Subjects.identityDisabled, endOf((identityId) => ({ identityId }))),
-    await withId(Subjects.serviceDeleted, async (serviceId) => {
+    await withId(IDENTITY_DISABLED, endOf((identityId) => ({ identityId }))),
+    await withId(SERVICE_DELETED, async (serviceId) => {
       await hooks.serviceDeleted?.(serviceId);
       return records.deleteOf({ serviceId });
     }),
-    await withId(Subjects.identityUpdated, (id) => judge([{ identities: { ids: [id] } }]), COALESCED),
-    await withId(Subjects.serviceUpdated, (id) => judge([{ services: { ids: [id] } }]), COALESCED),
-    await bus.consume<{ before?: PolicyRoles; after?: PolicyRoles }>(CONSUMER_GROUP, Subjects.servicePolicyChanges,
+    await withId(IDENTITY_UPDATED, (id) => judge([{ identities: { ids: [id] } }]), COALESCED),
+    await withId(SERVICE_UPDATED, (id) => judge([{ services: { ids: [id] } }]), COALESCED),
+    await bus.consume<{ before?: PolicyRoles; after?: PolicyRoles }>(CONSUMER_GROUP, SERVICE_POLICY_CHANGES,
       async (msg) => void (await judge(affectedByServicePolicy(msg.data))), { concurrency: COALESCED }),
-    await bus.consume<{ servicePolicies?: PolicyRoles[] }>(CONSUMER_GROUP, Subjects.postureCheckChanges,
+    await bus.consume<{ servicePolicies?: PolicyRoles[] }>(CONSUMER_GROUP, POSTURE_CHECK_CHANGES,
       async (msg) => void (await judge(affectedByPostureCheck(msg.data))), { concurrency: COALESCED }),
   ];
 }

@@ -5,20 +5,20 @@
  * reconciliation and the integrity check catch whatever was deleted while an event was lost.
  */
 import type { Bus, Subscription } from '@edge/bus';
+import { EDGE_ROUTER_DELETED, TRANSIT_ROUTER_DELETED, type Received, type RouterEvent } from '@edge/events';
 import type { Logger } from '@edge/logging';
 import type { Terminator } from './domain/terminator.js';
 import { CONSUMER_GROUP } from './events.js';
 import type { SessionPeers } from './peers/index.js';
 import type { TerminatorRecords } from './store/terminator.js';
 
-export const TerminatorSubjects = {
-  routerDeleted: ['edge.identity.edge-router.deleted', 'edge.identity.transit-router.deleted'],
-} as const;
+/** The subjects of routers deleted, whose terminators go with them. */
+const ROUTER_DELETED = [EDGE_ROUTER_DELETED, TRANSIT_ROUTER_DELETED];
 
 /** Starts the router consumers; the caller unsubscribes them on stop. */
 export async function startTerminatorConsumers(bus: Bus, records: TerminatorRecords, log: Logger): Promise<Subscription[]> {
-  return Promise.all(TerminatorSubjects.routerDeleted.map((subject) =>
-    bus.consume<{ id?: unknown }>(CONSUMER_GROUP, subject, async (msg) => {
+  return Promise.all(ROUTER_DELETED.map((subject) =>
+    bus.consume<Received<RouterEvent>>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
       if (typeof id !== 'string' || id === '') {
         log.warn({ subject: msg.subject }, 'event without an id, ignored');

@@ -2,6 +2,7 @@
  * Identities as the auth service knows them: the identity service owns them; this service keeps
  * what authentication and the principal need, from the identity events.
  */
+import type { IdentityEvent, Received } from '@edge/events';
 
 /** What authentication and the principal need to know about an identity. */
 export interface IdentityInfo {
@@ -56,7 +57,7 @@ const dateOf = (v: unknown): Date | undefined => {
  */
 export function identityFromEvent(data: unknown): IdentityRecord | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
-  const d = data as Record<string, unknown>;
+  const d = data as Received<IdentityEvent>;
   const updatedAt = dateOf(d.updatedAt);
   const disabledUntil = d.disabledUntil === null ? null : dateOf(d.disabledUntil);
   const ok = typeof d.id === 'string' && d.id !== '' && typeof d.name === 'string' && typeof d.typeId === 'string'

@@ -4,9 +4,10 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation, precompiled } from '@edge/db';
+import type { IdentityOwnedEvent } from '@edge/events';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSession, ApiSessionRef } from '../domain/api-session.js';
-import type { AuthEvents, IdentityOwned } from '../events.js';
+import type { AuthEvents } from '../events.js';
 import type { Authenticator, IdentityAuthSummary } from '../domain/authenticator.js';
 import type { ApiSessionsTable, AuthDb, AuthenticatorsTable } from './db.js';
 
@@ -58,7 +59,7 @@ export function toAuthenticator(row: Selectable<AuthenticatorsTable>): Authentic
 }
 
 /** The `{id, identityId}` of rows a statement returned, as events name them. */
-export function owned(rows: ReadonlyArray<{ id: string; identity_id: string }>): IdentityOwned[] {
+export function owned(rows: ReadonlyArray<{ id: string; identity_id: string }>): IdentityOwnedEvent[] {
   return rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
 }
 

@@ -11,12 +11,10 @@
  * cached principals of that identity only once this model can answer with the change.
  */
 import { sql, type Kysely } from 'kysely';
+import { PRINCIPAL_UPDATED, type PrincipalEvent } from '@edge/events';
 import { enqueueEvents, idInPage, type Outbox, type PageRange } from '@edge/outbox';
 import { identityFromEvent, isDisabledNow, type IdentityInfo, type IdentityRecord } from '../domain/identity.js';
 import type { AuthDb, IdentitiesTable } from './db.js';
-
-/** Published when what the principals of an identity carry changed in this service; payload `{identityId}`. */
-export const PRINCIPAL_UPDATED = 'edge.auth.principal.updated';
 
 type Db = Kysely<AuthDb>;
 
@@ -51,7 +49,7 @@ async function announce(trx: Db, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   const withSessions = await trx.selectFrom('api_sessions').select('identity_id').distinct()
     .where(sql<boolean>`identity_id = any(${[...ids]}::text[])`).execute();
-  await enqueueEvents(trx, PRINCIPAL_UPDATED, withSessions.map((r) => ({ identityId: r.identity_id })));
+  await enqueueEvents(trx, PRINCIPAL_UPDATED, withSessions.map((r): PrincipalEvent => ({ identityId: r.identity_id })));
 }
 
 export function createIdentityModel(db: Db, outbox: Outbox<AuthDb>) {
@@ -77,7 +75,7 @@ export function createIdentityModel(db: Db, outbox: Outbox<AuthDb>) {
   const forget = async (id: string): Promise<void> => {
     await outbox.transaction(async (trx) => {
       const gone = await trx.deleteFrom('identities').where('id', '=', id).where('deleted', '=', false).executeTakeFirst();
-      if (Number(gone.numDeletedRows) > 0) await outbox.enqueue(trx, PRINCIPAL_UPDATED, { identityId: id });
+      if (Number(gone.numDeletedRows) > 0) await outbox.enqueue(trx, PRINCIPAL_UPDATED, { identityId: id } satisfies PrincipalEvent);
     });
   };
 

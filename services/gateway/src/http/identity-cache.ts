@@ -12,6 +12,7 @@
  * minute at most, which bounds what a lost event could leave.
  */
 import type { Bus, Subscription } from '@edge/bus';
+import { IDENTITY_EVENTS } from '@edge/events';
 import type { identity } from '@edge/proto';
 import type { Clients } from '../clients.js';
 
@@ -56,7 +57,7 @@ export function createIdentityCache(clients: Clients, bus: Bus, ttlMs = 60_000) 
     },
     async start() {
       bus.onReconnect(dropAll);
-      subs.push(await bus.subscribe<{ id: string }>('edge.identity.identity.*', async (m) => drop(m.data.id)));
+      subs.push(await bus.subscribe<{ id: string }>(IDENTITY_EVENTS, async (m) => drop(m.data.id)));
     },
     async stop() {
       await Promise.all(subs.splice(0).map((s) => s.unsubscribe()));

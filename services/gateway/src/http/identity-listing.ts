@@ -20,6 +20,7 @@
  * before it is answered, so the writer reads its own change.
  */
 import type { Bus, Subscription } from '@edge/bus';
+import { API_SESSION_CREATED, API_SESSION_DELETED, AUTHENTICATOR_EVENTS, ENROLLMENT_EVENTS, IDENTITY_CHANGES, IDENTITY_DELETED, MFA_EVENTS } from '@edge/events';
 import type { auth, common, identity, pki } from '@edge/proto';
 import type { Clients } from '../clients.js';
 import { enrollmentsByOwner } from '../routes/shared/enrollments.js';
@@ -30,11 +31,11 @@ type Summary = auth.IdentityAuthSummary__Output;
 type Enrollment = pki.Enrollment__Output;
 
 /** Subjects whose events name an identity (`identityId`) whose auth summary changed. */
-export const SUMMARY_SUBJECTS = ['edge.auth.api-session.created', 'edge.auth.api-session.deleted', 'edge.auth.authenticator.*', 'edge.auth.mfa.*'];
+export const SUMMARY_SUBJECTS = [API_SESSION_CREATED, API_SESSION_DELETED, AUTHENTICATOR_EVENTS, MFA_EVENTS];
 /** Subjects whose events name an identity (`identityId`) whose enrollments changed. */
-export const ENROLLMENT_SUBJECTS = ['edge.pki.enrollment.*'];
+export const ENROLLMENT_SUBJECTS = [ENROLLMENT_EVENTS];
 /** Identity events: they move the pages' generation; a deletion also drops what is kept of the identity. */
-export const IDENTITY_SUBJECTS = ['edge.identity.identity.>'];
+export const IDENTITY_SUBJECTS = [IDENTITY_CHANGES];
 
 /** Identities on held pages, all pages together; the least recently used pages go first. */
 const MAX_PAGED_IDENTITIES = 50_000;
@@ -216,7 +217,7 @@ export function createIdentityListing(clients: Clients, bus: Bus, holdMs: number
       bus.onReconnect(dropAll);
       for (const subject of SUMMARY_SUBJECTS) subs.push(await bus.subscribe(subject, onIdentity(summaries)));
       for (const subject of ENROLLMENT_SUBJECTS) subs.push(await bus.subscribe(subject, onIdentity(enrollments)));
-      subs.push(await bus.subscribe<{ id?: unknown }>('edge.identity.identity.deleted', async (m) => {
+      subs.push(await bus.subscribe<{ id?: unknown }>(IDENTITY_DELETED, async (m) => {
         if (typeof m.data?.id !== 'string') return;
         summaries.drop(m.data.id);
         enrollments.drop(m.data.id);

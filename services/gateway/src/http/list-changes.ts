@@ -20,6 +20,7 @@
  * its cache meanwhile, and such an answer must not be held.
  */
 import type { Bus, Subscription } from '@edge/bus';
+import { POLICY_CHANGES, SERVICE_CONFIGS_CHANGES } from '@edge/events';
 
 /** Until when an answer may be used without asking, if the generation of changes is still this one. */
 export interface Hold {
@@ -48,7 +49,7 @@ export interface ListChanges {
 }
 
 /** What moves the generation of the client service list: everything the policy service owns, and the identities' own configs. */
-export const SERVICE_LIST_SUBJECTS = ['edge.policy.>', 'edge.identity.service-configs.>'];
+export const SERVICE_LIST_SUBJECTS = [POLICY_CHANGES, SERVICE_CONFIGS_CHANGES];
 
 /** Changes heard on `subjects` (by default {@link SERVICE_LIST_SUBJECTS}), administrators' writes and reconnects. */
 export function createListChanges(bus: Bus, holdMs: number, now: () => number = Date.now, subjects: readonly string[] = SERVICE_LIST_SUBJECTS): ListChanges {

@@ -19,6 +19,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Bus, Subscription } from '@edge/bus';
+import {
+  API_SESSION_DELETED, API_SESSION_UPDATED, AUTH_POLICY_EVENTS, EXTERNAL_JWT_SIGNER_EVENTS, IDENTITY_ENVIRONMENT, IDENTITY_EVENTS, MFA_EVENTS,
+  PRINCIPAL_UPDATED,
+} from '@edge/events';
 import type { auth } from '@edge/proto';
 import type { Clients } from '../clients.js';
 
@@ -166,21 +170,21 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 60_000) {
       bus.onReconnect(dropAll);
       subs.push(
         // A new API session changes no cached principal.
-        await bus.subscribe<{ id: string }>('edge.auth.api-session.updated', async (m) => dropSession(m.data.id)),
-        await bus.subscribe<{ id: string }>('edge.auth.api-session.deleted', async (m) => dropSession(m.data.id)),
-        await bus.subscribe<{ identityId: string }>('edge.auth.mfa.*', async (m) => dropIdentity(m.data.identityId)),
-        await bus.subscribe<{ id: string; updatedAt?: unknown }>('edge.identity.identity.*', async (m) => {
+        await bus.subscribe<{ id: string }>(API_SESSION_UPDATED, async (m) => dropSession(m.data.id)),
+        await bus.subscribe<{ id: string }>(API_SESSION_DELETED, async (m) => dropSession(m.data.id)),
+        await bus.subscribe<{ identityId: string }>(MFA_EVENTS, async (m) => dropIdentity(m.data.identityId)),
+        await bus.subscribe<{ id: string; updatedAt?: unknown }>(IDENTITY_EVENTS, async (m) => {
           // The environment a client reported is not part of a principal.
-          if (m.subject === 'edge.identity.identity.environment') return;
+          if (m.subject === IDENTITY_ENVIRONMENT) return;
           raiseFloor(m.data.id, m.data.updatedAt);
           dropIdentity(m.data.id);
         }),
         // The auth service's read model of the identity, or its authenticators, took a change
         // (name, admin, role attributes, usernames...): principals resolved before it go again.
-        await bus.subscribe<{ identityId: string }>('edge.auth.principal.updated', async (m) => dropIdentity(m.data.identityId)),
+        await bus.subscribe<{ identityId: string }>(PRINCIPAL_UPDATED, async (m) => dropIdentity(m.data.identityId)),
         // A policy or signer decides for many identities at once; such changes are rare.
-        await bus.subscribe('edge.auth.auth-policy.*', async () => dropAll()),
-        await bus.subscribe('edge.auth.external-jwt-signer.*', async () => dropAll()),
+        await bus.subscribe(AUTH_POLICY_EVENTS, async () => dropAll()),
+        await bus.subscribe(EXTERNAL_JWT_SIGNER_EVENTS, async () => dropAll()),
       );
     },
     async stop() {

@@ -5,11 +5,10 @@
  */
 import type { Server } from 'node:tls';
 import type { Bus, Subscription } from '@edge/bus';
+import { CA_EVENTS } from '@edge/events';
 import type { Logger } from '@edge/logging';
 import type { TlsMaterial } from './app.js';
 
-/** Subjects after which the trusted bundle may have changed (pki's CA events). */
-export const CA_EVENTS = 'edge.pki.ca.*';
 const REFRESH_MS = 60_000;
 
 /** Starts reloading; returns the function that stops it. */

@@ -6,12 +6,13 @@ import type { Expression, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
 import { inChunks, isUniqueViolation } from '@edge/db';
+import { routerSubject } from '@edge/events';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { RoleColumns } from '@edge/roles';
 import type { Json } from '../domain/identity.js';
 import { routerIdentityWanted, type Router, type RouterInput, type RouterKind } from '../domain/router.js';
 import { enqueueEvent } from '@edge/outbox';
-import { routerIdentity, routerPayload, Subjects, type IdentityEvents } from '../events.js';
+import { routerIdentity, routerPayload, type IdentityEvents } from '../events.js';
 import type { IdentityDb, RoutersTable } from './db.js';
 import { toDomain as toIdentity } from './identity.js';
 
@@ -106,7 +107,7 @@ export async function insertRoutersInBulk(db: Kysely<IdentityDb>, kind: RouterKi
   // relay publishes the events when it next looks, now if it runs, else when it starts.
   await inChunks(rows, (chunk) => db.transaction().execute(async (trx) => {
     const inserted = await trx.insertInto('routers').values(chunk.map(({ id, input }) => ({ id, kind, ...toRow(input) }))).returningAll().execute();
-    for (const row of inserted) await enqueueEvent(trx, Subjects.routerCreated(kind), routerPayload(toDomain(row)));
+    for (const row of inserted) await enqueueEvent(trx, routerSubject(kind, 'created'), routerPayload(toDomain(row)));
   }).catch((err: unknown) => duplicateName(err, chunk[0]!.input.name)));
 }
 

@@ -1,6 +1,7 @@
 /**
  * Handlers of posture checks and posture check types.
  */
+import type { PolicyRoles } from '@edge/events';
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { policy as pb } from '@edge/proto';
@@ -11,7 +12,7 @@ import {
   type PostureCheck, type PostureCheckInput,
 } from '../domain/posture-check.js';
 import { splitRoles } from '../domain/roles.js';
-import { rolesOf, type PolicyRoles } from '../events.js';
+import { rolesOf } from '../events.js';
 import type { PolicyStores } from '../store/index.js';
 import { ROLE_ATTRIBUTE_FIELDS } from '../store/service.js';
 import { POSTURE_CHECK_FIELDS, POSTURE_CHECK_TYPE_FIELDS, type PostureCheckTypeRow } from '../store/posture-check.js';

@@ -9,6 +9,7 @@
  * deleted, which nothing older brings back.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Received, RouterEvent } from '@edge/events';
 import { idInPage, type PageRange } from '@edge/outbox';
 import { stringMap, type identity as ipb } from '@edge/proto';
 import { selectedByCondition, type RoleColumns, type RoleSelection } from '@edge/roles';
@@ -62,7 +63,7 @@ export function edgeRouterFromJson(j: Record<string, unknown>): ipb.Router__Outp
 const str = (v: unknown): v is string => typeof v === 'string';
 
 /** The record of a router event's payload, or undefined when it lacks a field this model keeps. */
-export function edgeRouterFromEvent(d: Record<string, unknown>): EdgeRouterRecord | undefined {
+export function edgeRouterFromEvent(d: Received<RouterEvent>): EdgeRouterRecord | undefined {
   const { id, name, roleAttributes, hostname, cost, noTraversal, disabled, isTunnelerEnabled, createdAt, updatedAt } = d;
   if (!str(id) || id === '' || !str(name) || !Array.isArray(roleAttributes) || !roleAttributes.every(str) || !str(hostname)
     || typeof cost !== 'number' || typeof noTraversal !== 'boolean' || typeof disabled !== 'boolean' || typeof isTunnelerEnabled !== 'boolean'
