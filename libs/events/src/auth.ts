@@ -33,9 +33,12 @@ export interface AuthSettingEvent {
 }
 
 /**
- * Published when an API session is created (every login); payload {@link ApiSessionCreatedEvent}.
- * The identity service records a reported environment on the identity, so a login does not wait
- * for it; caches of what an identity authenticates with learn it has a session.
+ * Published when an API session is created and that changes something others know: its client
+ * reported an environment, or its identity had no API session before (it now has one); payload
+ * {@link ApiSessionCreatedEvent}. The identity service records a reported environment on the
+ * identity, so a login does not wait for it; caches of an identity's auth summary learn it has a
+ * session. A further session of an identity that already has one, reporting nothing, is not
+ * announced.
  */
 export const API_SESSION_CREATED = subject('auth', 'api-session', 'created');
 /** Published when an API session changed what it may do (MFA completed); payload {@link ApiSessionEvent}. */

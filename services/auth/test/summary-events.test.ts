@@ -23,12 +23,26 @@ describe('events of the identity auth summary', () => {
   });
   afterAll(async () => h?.close());
 
-  it('announces every API session, with empty environment strings when the client reported none', async () => {
+  it('announces an identity\'s first API session, with empty environment strings when the client reported none', async () => {
     const user = await h.addUser('plain', 'plain-secret');
     const s = await login('plain');
     await vi.waitFor(() => expect(ofIdentity(user.id!)).toContainEqual({
       subject: 'edge.auth.api-session.created', data: { id: s.id, identityId: user.id, envInfoJson: '', sdkInfoJson: '' },
     }));
+  });
+
+  it('announces a further API session only when its client reported an environment, and a first one again after the last ended', async () => {
+    const user = await h.addUser('repeat', 'repeat-secret');
+    const created = () => ofIdentity(user.id!).filter((e) => e.subject === 'edge.auth.api-session.created').map((e) => e.data.id);
+    const first = await login('repeat');
+    await vi.waitFor(() => expect(created()).toEqual([first.id]));
+    const quiet = await login('repeat');
+    const reported = await client.authenticate({ method: 'password', username: 'repeat', password: 'repeat-secret', envInfo: { os: 'linux' } });
+    await vi.waitFor(() => expect(created()).toEqual([first.id, reported.id]));
+    expect(created()).not.toContain(quiet.id);
+    for (const s of [first, quiet, reported]) await client.deleteApiSession({ id: s.id });
+    const again = await login('repeat');
+    await vi.waitFor(() => expect(created()).toEqual([first.id, reported.id, again.id]));
   });
 
   it('announces an authenticator created, renamed and deleted, with its identity', async () => {

@@ -84,6 +84,8 @@ function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
 /** Creates the store over a Kysely bound to the auth schema; an API session's end is announced in its transaction. */
 export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
   const refs = (rows: Array<{ id: string; identity_id: string }>): ApiSessionRef[] => owned(rows);
+  /** One API session of an identity, if it has any (a login asks before opening another). */
+  const anySessionOf = precompiled(1, (identityId: string) => db.selectFrom('api_sessions').select('id').where('identity_id', '=', identityId).limit(1));
   /** The authentication summaries of the identities of `ids` (every page of the identity list reads them): compiled once, kept prepared. */
   const summaries = precompiled(1, (ids: string[]) => {
     const id = sql.ref<string>('ids.ids');
@@ -209,8 +211,11 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
     },
 
     /**
-     * Opens an API session and announces it, with the environment the client reported (empty
-     * strings when none) for the identity service to record.
+     * Opens an API session. It is announced, with the environment the client reported (empty
+     * strings when none) for the identity service to record, when that changes something others
+     * know: the client reported an environment, or the identity had no API session before (it
+     * now has one, `hasApiSession`). A further session of an identity that reported nothing is
+     * stored alone, without the transaction, event and relay a login would otherwise wait for.
      */
     async insertApiSession(s: NewApiSession, env: { envInfoJson: string; sdkInfoJson: string } = { envInfoJson: '', sdkInfoJson: '' }): Promise<ApiSession> {
       const values = {
@@ -218,6 +223,9 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
         config_types: s.configTypes, ip_address: s.ipAddress, is_mfa_required: s.isMfaRequired,
         is_mfa_complete: s.isMfaComplete, is_cert_extendable: s.isCertExtendable, last_activity_at: s.lastActivityAt,
       };
+      if (env.envInfoJson === '' && env.sdkInfoJson === '' && (await anySessionOf(db, s.identityId)).length > 0) {
+        return toApiSession(await db.insertInto('api_sessions').values(values).returningAll().executeTakeFirstOrThrow());
+      }
       return events.transaction(async (trx) => {
         const row = await trx.insertInto('api_sessions').values(values).returningAll().executeTakeFirstOrThrow();
         await events.apiSessionCreated(trx, { id: row.id, identityId: row.identity_id }, env);
