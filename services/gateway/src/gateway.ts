@@ -111,7 +111,7 @@ export function registerRoutes(
     registerControllerRoutes(route, base, clients);
     registerNetworkJwtRoutes(route, base, clients);
   }
-  registerIdentityRoutes(route, MANAGEMENT_BASE, clients, listing);
+  registerIdentityRoutes(route, MANAGEMENT_BASE, clients, listing, identities);
   registerIdentityActionRoutes(route, MANAGEMENT_BASE, clients);
   registerAuthPolicyRoutes(route, MANAGEMENT_BASE, clients);
   registerApiSessionRoutes(route, MANAGEMENT_BASE, clients);

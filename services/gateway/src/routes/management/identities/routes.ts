@@ -9,6 +9,7 @@ import { listBody, listQuery } from '../../shared/list.js';
 import { renderIdentity } from '../../shared/render.js';
 import { ALL_FIELDS, patchMask, toFields } from './map.js';
 import { uncachedIdentityListing, type IdentityListing } from '../../../http/identity-listing.js';
+import { uncachedIdentities, type IdentitySource } from '../../../http/identity-cache.js';
 import { checkAuthPolicy } from './auth-policy.js';
 import { createIdentityWithEnrollments } from './enrollments.js';
 import { nonAdminNotAllowed, refuseUnlessAdminFor } from '../../shared/non-admin.js';
@@ -32,9 +33,12 @@ function refuseEscalation(principal: Principal | undefined, body: { isAdmin?: bo
 
 /**
  * Registers the identity routes under the management base path; `listing` keeps what the list and
- * detail show between requests (http/identity-listing.ts).
+ * detail show between requests (http/identity-listing.ts), and the detail's identity comes from
+ * `identities` (the gateway's cache of identities by id, http/identity-cache.ts).
  */
-export function registerIdentityRoutes(route: Router, base: string, clients: Clients, listing: IdentityListing = uncachedIdentityListing(clients)): void {
+export function registerIdentityRoutes(
+  route: Router, base: string, clients: Clients, listing: IdentityListing = uncachedIdentityListing(clients), identities: IdentitySource = uncachedIdentities(clients),
+): void {
   const url = `${base}/identities`;
 
   // An admin's outstanding enrollment token enrolls as that admin: non-admins do not see it.
@@ -42,7 +46,7 @@ export function registerIdentityRoutes(route: Router, base: string, clients: Cli
 
   const detail = async (id: string, principal: Principal | undefined) => {
     const [identity, summaries, enrollments] = await Promise.all([
-      clients.identity.getIdentity({ id }),
+      identities.get(id),
       listing.summaries([id]),
       listing.enrollments([id]),
     ]);
