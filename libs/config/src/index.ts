@@ -108,7 +108,11 @@ export interface Config {
   enrollmentDurationMinutes: number;
   /** Where this process serves Prometheus `/metrics` (plain HTTP); none when unset. */
   metrics: { addr?: string };
-  /** How long the policy service may serve an evaluated service list (0: not at all). */
+  /**
+   * How long the policy service may serve an evaluated service list, and the gateway hold a
+   * service page, a service-update marker or a management identity page, while no change that
+   * ends them was heard (0: not at all).
+   */
   evaluationCacheTtlMs: number;
   /**
    * Events: how often a service's outbox relay looks for events nobody woke it for (it is woken
