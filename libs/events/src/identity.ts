@@ -28,6 +28,25 @@ export interface IdentityEvent {
   updatedAt: string;
 }
 
+/** An enrollment an identity was created with (identityCreate.enrollment), as the pki service makes it. */
+export interface EnrollmentAsk {
+  method: 'ott' | 'ottca' | 'updb';
+  /** The CA of an ottca enrollment. */
+  caId?: string;
+  /** The username of a updb enrollment. */
+  username?: string;
+}
+
+/**
+ * An identity created: {@link IdentityEvent} and the enrollments it was created with. Its creator
+ * asks the pki service for them at once; the pki service also makes any still missing from this
+ * event, so an identity whose creator stopped between the two calls still gets them.
+ */
+export interface IdentityCreatedEvent extends IdentityEvent {
+  /** Absent or empty: none asked for (and none made from this event). */
+  enrollments?: EnrollmentAsk[];
+}
+
 /** The identity whose reported environment changed. */
 export interface IdentityEnvironmentEvent {
   id: string;
@@ -65,7 +84,7 @@ export interface RouterEvent {
   updatedAt: string;
 }
 
-/** Published when an identity is created; payload {@link IdentityEvent}. */
+/** Published when an identity is created; payload {@link IdentityCreatedEvent}. */
 export const IDENTITY_CREATED = subject('identity', 'identity', 'created');
 /** Published when an identity changed (enabled included); payload {@link IdentityEvent}. */
 export const IDENTITY_UPDATED = subject('identity', 'identity', 'updated');

@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import {
   IDENTITY_CREATED, IDENTITY_DELETED, IDENTITY_DISABLED, IDENTITY_ENVIRONMENT, IDENTITY_UPDATED, SERVICE_CONFIGS_CHANGED, routerSubject,
-  type IdentityEnvironmentEvent, type IdentityEvent, type RouterEvent, type ServiceConfigsEvent,
+  type EnrollmentAsk, type IdentityCreatedEvent, type IdentityEnvironmentEvent, type IdentityEvent, type RouterEvent, type ServiceConfigsEvent,
 } from '@edge/events';
 import type { Outbox } from '@edge/outbox';
 import type { Identity } from './domain/identity.js';
@@ -52,7 +52,9 @@ export function createIdentityEvents(outbox: Outbox<IdentityDb>) {
   return {
     /** Runs a write and its events in one transaction; they are published after the commit. */
     transaction: <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => outbox.transaction(fn),
-    created: (trx: Trx, i: Identity) => outbox.enqueue(trx, IDENTITY_CREATED, payload(i)),
+    /** The enrollments asked for go with the identity, for the pki service to make any its creator did not. */
+    created: (trx: Trx, i: Identity, enrollments: EnrollmentAsk[] = []) =>
+      outbox.enqueue(trx, IDENTITY_CREATED, { ...payload(i), ...(enrollments.length > 0 ? { enrollments } : {}) } satisfies IdentityCreatedEvent),
     updated: (trx: Trx, i: Identity) => outbox.enqueue(trx, IDENTITY_UPDATED, payload(i)),
     deleted: (trx: Trx, i: Identity | EventSource) => outbox.enqueue(trx, IDENTITY_DELETED, payload(i, deletedAt(i))),
     disabled: (trx: Trx, i: Identity) => outbox.enqueue(trx, IDENTITY_DISABLED, payload(i)),

@@ -37,6 +37,29 @@ describe('identity writes', () => {
     await vi.waitFor(async () => expect(await outboxRows()).toBe(0));
   });
 
+  // The gateway asks the pki service for them right after; the event lets the pki service make
+  // any the gateway did not (it stopped in between), so nothing the operator asked for is lost.
+  it('record the enrollments an identity is created with in its created event, and none when none were asked for', async () => {
+    const { id } = await h.client.createIdentity({
+      fields: fields('w-enrolled'), enrollments: [{ method: 'ott' }, { method: 'ottca', caId: 'ca1' }, { method: 'updb', username: 'w-user' }],
+    });
+    const plain = await create('w-plain');
+    await vi.waitFor(() => expect(eventsOf('edge.identity.identity.created', plain)).toHaveLength(1));
+    await vi.waitFor(() => expect(eventsOf('edge.identity.identity.created', id)).toHaveLength(1));
+    expect(eventsOf('edge.identity.identity.created', id)[0]!.data).toMatchObject({
+      id, name: 'w-enrolled', enrollments: [{ method: 'ott' }, { method: 'ottca', caId: 'ca1' }, { method: 'updb', username: 'w-user' }],
+    });
+    expect(eventsOf('edge.identity.identity.created', plain)[0]!.data).not.toHaveProperty('enrollments');
+  });
+
+  it('refuse an enrollment method it does not know, or one asked for twice, and store nothing', async () => {
+    await expect(h.client.createIdentity({ fields: fields('w-bad-enrollment'), enrollments: [{ method: 'erott' }] }))
+      .rejects.toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'enrollment' } });
+    await expect(h.client.createIdentity({ fields: fields('w-bad-enrollment'), enrollments: [{ method: 'ott' }, { method: 'ott' }] }))
+      .rejects.toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'enrollment' } });
+    expect(await stored('w-bad-enrollment')).toBe(0);
+  });
+
   it('change only the fields of the update mask, and announce the new role attributes', async () => {
     const id = await create('w-bob', { roleAttributes: ['a'], tagsJson: '{"keep":1}' });
     await h.client.updateIdentity({ id, fields: fields('ignored-name', { roleAttributes: ['b'] }), updateMask: ['roleAttributes'] });

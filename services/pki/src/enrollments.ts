@@ -3,13 +3,13 @@
  * and the JWT sealed under the key-encryption key at rest. Redeeming lives in redeem.ts.
  */
 import { decodeJwt } from 'jose';
-import { ZitiError, notFound } from '@edge/errors';
+import { ZitiError, fieldError, isZitiError, notFound } from '@edge/errors';
 import { newId } from '@edge/ids';
 import { decryptKey, encryptKey } from '@edge/key-encryption';
 import type { ControllerPki } from './controller-pki.js';
 import {
   caNotFound, enrollmentClaims, expiryOf, hashEnrollmentToken, IDENTITY_METHODS, newEnrollmentToken, validateEnrollmentRequest,
-  type Enrollment, type EnrollmentRequest, type ValidEnrollmentRequest,
+  type Enrollment, type EnrollmentMethod, type EnrollmentRequest, type ValidEnrollmentRequest,
 } from './domain/enrollment.js';
 import { signEnrollmentJwt } from './domain/enrollment-jwt.js';
 import type { EnrollmentStore, StoredEnrollment } from './store/enrollment.js';
@@ -62,22 +62,55 @@ export function createEnrollments(deps: EnrollmentDeps) {
     return found;
   }
 
+  /**
+   * Creates an enrollment for an identity (ott, updb, ottca with an existing CA) or a router;
+   * ENROLLMENT_EXISTS when the identity has one of that method outstanding, or, `ifAbsent`, that
+   * one (an identity's creator and the consumer of its created event may both make it: exactly
+   * one results).
+   */
+  async function create(req: EnrollmentRequest, opts: { ifAbsent?: boolean } = {}): Promise<Enrollment> {
+    const valid = validateEnrollmentRequest(req, deps.durationMinutes);
+    const existing = async () => (opts.ifAbsent && valid.identityId !== null ? store.findOf(valid.identityId, valid.method) : undefined);
+    const found = await existing();
+    if (found) return open(found);
+    if (valid.identityId !== null) {
+      if (!(await deps.peers.identityExists(valid.identityId))) {
+        throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', { cause: { field: 'identityId', reason: 'identity not found', value: valid.identityId }, causeMessage: `identity ${valid.identityId} not found` });
+      }
+      if (valid.caId !== null && !(await deps.caExists(valid.caId))) throw caNotFound(valid.caId);
+    }
+    try {
+      return await insert(valid);
+    } catch (err) {
+      // Made by the other one meanwhile: the unique (identity, method) index let one through.
+      const raced = isZitiError(err) && err.code === 'ENROLLMENT_EXISTS' ? await existing() : undefined;
+      if (raced) return open(raced);
+      throw err;
+    }
+  }
+
   return {
     open,
 
+    create,
+
     /**
-     * Creates an enrollment for an identity (ott, updb, ottca with an existing CA) or a router;
-     * ENROLLMENT_EXISTS when the identity has one of that method outstanding.
+     * Makes an enrollment a new identity was created with (from its created event), unless it
+     * has one of that method or already completed one (its authenticator exists: the token was
+     * redeemed before this event was handled). What happened; a refused ask throws as `create`.
      */
-    async create(req: EnrollmentRequest): Promise<Enrollment> {
-      const valid = validateEnrollmentRequest(req, deps.durationMinutes);
-      if (valid.identityId !== null) {
-        if (!(await deps.peers.identityExists(valid.identityId))) {
-          throw new ZitiError('REFERENCED_ENTITY_NOT_FOUND', { cause: { field: 'identityId', reason: 'identity not found', value: valid.identityId }, causeMessage: `identity ${valid.identityId} not found` });
-        }
-        if (valid.caId !== null && !(await deps.caExists(valid.caId))) throw caNotFound(valid.caId);
+    async createAsked(identityId: string, ask: { method: string; caId?: string; username?: string }): Promise<'created' | 'exists' | 'completed'> {
+      if (!IDENTITY_METHODS.includes(ask.method as EnrollmentMethod)) throw fieldError('method', 'must be one of ott, ottca, updb', ask.method);
+      if (await store.findOf(identityId, ask.method as EnrollmentMethod)) return 'exists';
+      const has = await deps.peers.authenticatorsOf(identityId);
+      if (ask.method === 'updb' ? has.updb : has.cert) return 'completed';
+      try {
+        await create({ method: ask.method, identityId, caId: ask.caId, username: ask.username });
+        return 'created';
+      } catch (err) {
+        if (isZitiError(err) && err.code === 'ENROLLMENT_EXISTS') return 'exists';
+        throw err;
       }
-      return insert(valid);
     },
 
     async get(id: string): Promise<Enrollment> {

@@ -1,18 +1,21 @@
 /**
  * What the pki service publishes (certificate authority and enrollment changes, recorded in the
  * transaction of the change and relayed after the commit, libs/outbox; subjects and payloads
- * declared in @edge/events) and consumes: an identity or router that is gone takes its
- * enrollments with it. Consumers are durable (JetStream) and idempotent; a sweep at start-up and
- * a periodic reconciliation catch anything lost (STYLE.md principle 9).
+ * declared in @edge/events) and consumes: a new identity gets the enrollments its created event
+ * asks for, and an identity or router that is gone takes its enrollments with it. Consumers are
+ * durable (JetStream) and idempotent; a sweep at start-up and a periodic reconciliation catch
+ * any deletion lost (STYLE.md principle 9).
  */
 import type { Bus, Subscription } from '@edge/bus';
-import { isZitiError } from '@edge/errors';
+import { fieldError, isZitiError } from '@edge/errors';
 import {
-  CA_DELETED, EDGE_ROUTER_DELETED, IDENTITY_DELETED, TRANSIT_ROUTER_DELETED, caSubject, enrollmentSubject,
-  type CaChange, type CaDeletedEvent, type CaEvent, type ChangeKind, type EnrollmentEvent, type IdentityEvent, type Received, type RouterEvent,
+  CA_DELETED, EDGE_ROUTER_DELETED, IDENTITY_CREATED, IDENTITY_DELETED, TRANSIT_ROUTER_DELETED, caSubject, enrollmentSubject,
+  type CaChange, type CaDeletedEvent, type CaEvent, type ChangeKind, type EnrollmentAsk, type EnrollmentEvent, type IdentityCreatedEvent,
+  type IdentityEvent, type Received, type RouterEvent,
 } from '@edge/events';
 import type { Logger } from '@edge/logging';
 import type { Outbox } from '@edge/outbox';
+import type { Enrollments } from './enrollments.js';
 import type { EnrollmentPeers } from './peers/index.js';
 import type { PkiDb, PkiKysely } from './store/db.js';
 import type { EnrollmentStore } from './store/enrollment.js';
@@ -40,8 +43,31 @@ export type PkiEvents = ReturnType<typeof createPkiEvents>;
 /** Consumer group of this service: one replica handles each message. */
 export const CONSUMER_GROUP = 'pki';
 
+/**
+ * The enrollments an identity's created event asks for, each made unless it already exists
+ * (its creator made it, or this event came before). An ask the pki service refuses (the
+ * identity is gone, the CA unknown, …: a 4xx) is logged and dropped, since a retry cannot make
+ * it right; anything else (a peer unreachable) is retried by redelivery.
+ */
+async function createAskedEnrollments(enrollments: Pick<Enrollments, 'createAsked'>, data: Received<IdentityCreatedEvent>, log: Logger): Promise<void> {
+  const { id, enrollments: asks } = data;
+  if (typeof id !== 'string' || id === '' || !Array.isArray(asks)) return;
+  for (const ask of asks as Array<Received<EnrollmentAsk> | null>) {
+    const method = ask?.method;
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    try {
+      if (typeof method !== 'string') throw fieldError('method', 'is required', null);
+      const done = await enrollments.createAsked(id, { method, caId: str(ask?.caId), username: str(ask?.username) });
+      if (done === 'created') log.info({ identityId: id, method }, 'created an enrollment the identity was created with');
+    } catch (err) {
+      if (!isZitiError(err) || err.status >= 500) throw err;
+      log.warn({ identityId: id, method, code: err.code, cause: err.causeMessage }, 'enrollment asked for with an identity refused, skipped');
+    }
+  }
+}
+
 /** Starts the consumers; the caller unsubscribes them on stop. */
-export async function startEnrollmentConsumers(bus: Bus, store: EnrollmentStore, log: Logger): Promise<Subscription[]> {
+export async function startEnrollmentConsumers(bus: Bus, store: EnrollmentStore, enrollments: Pick<Enrollments, 'createAsked'>, log: Logger): Promise<Subscription[]> {
   const onDeleted = (subject: string, owner: (id: string) => Parameters<EnrollmentStore['deleteOf']>[0]) =>
     bus.consume<Received<IdentityEvent | RouterEvent>>(CONSUMER_GROUP, subject, async (msg) => {
       const id = msg.data?.id;
@@ -53,6 +79,7 @@ export async function startEnrollmentConsumers(bus: Bus, store: EnrollmentStore,
       if (removed > 0) log.info({ subject: msg.subject, id, removed }, 'removed the enrollments of a deleted entity');
     });
   return [
+    await bus.consume<Received<IdentityCreatedEvent>>(CONSUMER_GROUP, IDENTITY_CREATED, async (msg) => createAskedEnrollments(enrollments, msg.data ?? {}, log)),
     await onDeleted(IDENTITY_DELETED, (identityId) => ({ identityId })),
     await onDeleted(EDGE_ROUTER_DELETED, (edgeRouterId) => ({ edgeRouterId })),
     await onDeleted(TRANSIT_ROUTER_DELETED, (transitRouterId) => ({ transitRouterId })),

@@ -55,7 +55,7 @@ export function createPkiService(ctx: ServiceContext): EdgeService {
       store: stores.enrollments, pki, peers, kek, advertisedAddress: config.http.advertisedAddress, durationMinutes: config.enrollmentDurationMinutes,
       caExists: async (id) => (await cas.find(id)) !== undefined,
     });
-    const subscriptions = await startEnrollmentConsumers(bus, stores.enrollments, log);
+    const subscriptions = await startEnrollmentConsumers(bus, stores.enrollments, enrollments, log);
     defer(() => Promise.all(subscriptions.map((s) => s.unsubscribe())));
     // React, then reconcile: the identity service may start after this one, so in the background.
     defer(scheduleOrphanSweep(stores.enrollments, peers, log));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createMemoryBus, type Bus } from '@edge/bus';
 import { loadConfig, type Config } from '@edge/config';
 import { dropSchema, openConnection, type DbConnection } from '@edge/db';
-import { notFound, ZitiError } from '@edge/errors';
+import { ZitiError } from '@edge/errors';
 import type { EdgeService } from '@edge/lifecycle';
 import { silentLogger } from '@edge/logging';
 import { createTeardown, testPrefix, TEST_DIR_PREFIX } from '@edge/testing';
@@ -19,7 +19,7 @@ import { createLocalJWKSet, decodeJwt, importX509, jwtVerify } from 'jose';
 import { sql, Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPkiService } from '../src/index.js';
-import { createFakes, makeCsr } from './support.js';
+import { createFakes, identityLookups, makeCsr } from './support.js';
 
 const DATABASE_URL = process.env.EDGE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const prefix = `${testPrefix()}_`;
@@ -60,13 +60,7 @@ beforeAll(async () => {
   teardown.add(() => fakes.stop());
   bus = createMemoryBus({ retryDelayMs: 20 });
   const identityAddr = await fakes.add<IdentityServiceHandlers>('identity', contracts.identity(), {
-    async GetIdentity(req) {
-      if (!identities.has(req.id)) throw notFound('identity', req.id);
-      return { id: req.id } as never;
-    },
-    async GetIdentities(req) {
-      return { identities: req.ids.filter((i) => identities.has(i)).map((id) => ({ id }) as never) };
-    },
+    ...identityLookups(identities),
     // Only the `id in [...]` filter the sweeps send.
     async ListRouters(req) {
       const ids = [...(req.query?.filter ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]!);

@@ -5,7 +5,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { notFound } from '@edge/errors';
 import { silentLogger } from '@edge/logging';
+import type { IdentityServiceHandlers } from '@edge/proto';
 import { createRpcServer, stubHandlers, type AsyncHandlers, type RpcServer } from '@edge/rpc';
 
 /** A PEM CSR with subject CN=`cn` for a fresh P-256 key written under `dir`. */
@@ -28,6 +30,19 @@ export function createFakes() {
     },
     async stop(): Promise<void> {
       await Promise.all(servers.splice(0).map((s) => s.stop(100)));
+    },
+  };
+}
+
+/** The identity service's look-ups of identities, answering for the ids in `identities` (as they are when asked). */
+export function identityLookups(identities: ReadonlySet<string>): Pick<AsyncHandlers<IdentityServiceHandlers>, 'GetIdentity' | 'GetIdentities'> {
+  return {
+    async GetIdentity(req) {
+      if (!identities.has(req.id)) throw notFound('identity', req.id);
+      return { id: req.id } as never;
+    },
+    async GetIdentities(req) {
+      return { identities: req.ids.filter((i) => identities.has(i)).map((id) => ({ id }) as never) };
     },
   };
 }

@@ -2,6 +2,7 @@
  * Identity rules that do not depend on storage or transport.
  */
 import { ZitiError, fieldError } from '@edge/errors';
+import type { EnrollmentAsk } from '@edge/events';
 
 export type Precedence = 'default' | 'required' | 'failed';
 export type Json = Record<string, unknown>;
@@ -92,6 +93,22 @@ export function validateIdentityInput(input: IdentityInput): void {
   for (const [svc, c] of Object.entries(input.serviceHostingCosts)) {
     if (!Number.isInteger(c) || c < 0 || c > 65535) throw fieldError(`serviceHostingCosts.${svc}`, 'must be an integer from 0 to 65535', c);
   }
+}
+
+const ENROLLMENT_METHODS: ReadonlySet<string> = new Set(['ott', 'ottca', 'updb']);
+
+/**
+ * The enrollments a new identity is created with, checked for their method only (one of each at
+ * most): the pki service, which makes them, judges the rest (the CA, the username).
+ */
+export function validateEnrollmentAsks(asks: ReadonlyArray<{ method: string; caId?: string; username?: string }>): EnrollmentAsk[] {
+  const seen = new Set<string>();
+  return asks.map(({ method, caId, username }) => {
+    if (!ENROLLMENT_METHODS.has(method)) throw fieldError('enrollment', 'must be one of ott, ottca, updb', method);
+    if (seen.has(method)) throw fieldError('enrollment', 'one enrollment per method', method);
+    seen.add(method);
+    return { method: method as EnrollmentAsk['method'], ...(caId !== undefined ? { caId } : {}), ...(username !== undefined ? { username } : {}) };
+  });
 }
 
 /** Applies an update mask: the fields named take the new values, the rest stay. */

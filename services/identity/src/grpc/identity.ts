@@ -7,7 +7,7 @@ import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedB
 import type { AsyncHandlers } from '@edge/rpc';
 import { envInfoOf, sdkInfoOf, type IdentityServiceHandlers, type identity as pb } from '@edge/proto';
 import {
-  applyUpdate, traceFor, checkDefaultAdminUpdate, checkDeletable, disabledUntil, isDisabled, normalizeTypeId, parseJson, validateIdentityInput,
+  applyUpdate, traceFor, checkDefaultAdminUpdate, checkDeletable, disabledUntil, isDisabled, normalizeTypeId, parseJson, validateEnrollmentAsks, validateIdentityInput,
   DEFAULT_AUTH_POLICY_ID, type Identity, type IdentityInput, type Json, type Precedence,
 } from '../domain/identity.js';
 import { IDENTITY_FIELDS, IDENTITY_ROLE_COLUMNS, IDENTITY_TYPE_FIELDS, type IdentityStore } from '../store/identity.js';
@@ -82,7 +82,8 @@ export function createIdentityHandlers(store: IdentityStore): Omit<AsyncHandlers
   /**
    * The field rules. That an authPolicyId names an auth policy, and the enrollments a new
    * identity is created with, are the caller's to see to (the gateway asks their owners), so
-   * this service calls neither the auth nor the pki service.
+   * this service calls neither the auth nor the pki service: it records the enrollments asked
+   * for in the created event, from which the pki service makes any the caller did not.
    */
   async function validate(input: IdentityInput): Promise<void> {
     validateIdentityInput(input);
@@ -92,7 +93,8 @@ export function createIdentityHandlers(store: IdentityStore): Omit<AsyncHandlers
     async CreateIdentity(req) {
       const input = fieldsToInput(req.fields);
       await validate(input);
-      const created = await store.insert(req.id || newId(), input);
+      const enrollments = validateEnrollmentAsks(req.enrollments ?? []);
+      const created = await store.insert(req.id || newId(), input, { enrollments });
       return { id: created.id };
     },
 

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { fieldError, notFound } from '@edge/errors';
 import { inChunks, isUniqueViolation, precompiled } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
+import type { EnrollmentAsk } from '@edge/events';
 import type { RoleColumns } from '@edge/roles';
 import type { Identity, IdentityInput, Json, Precedence } from '../domain/identity.js';
 import type { IdentityEvents } from '../events.js';
@@ -121,7 +122,8 @@ export function createIdentityStore(db: Kysely<IdentityDb>, events: IdentityEven
   return {
     db,
 
-    async insert(id: string, input: IdentityInput, extra: { isDefaultAdmin?: boolean } = {}): Promise<Identity> {
+    /** Inserts; the created event carries the enrollments the identity is to have. */
+    async insert(id: string, input: IdentityInput, extra: { isDefaultAdmin?: boolean; enrollments?: EnrollmentAsk[] } = {}): Promise<Identity> {
       try {
         return await events.transaction(async (trx) => {
           const row = await trx
@@ -129,7 +131,7 @@ export function createIdentityStore(db: Kysely<IdentityDb>, events: IdentityEven
             .values({ id, ...toRow(input), is_default_admin: extra.isDefaultAdmin ?? false, disabled_at: null, disabled_until: null })
             .returningAll()
             .executeTakeFirstOrThrow();
-          await events.created(trx, toDomain(row));
+          await events.created(trx, toDomain(row), extra.enrollments);
           return toDomain(row);
         });
       } catch (err) {

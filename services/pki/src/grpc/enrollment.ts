@@ -36,7 +36,7 @@ export function createEnrollmentHandlers(enrollments: Enrollments, redeem: Redee
         method: req.method, identityId: orUndefined(req.identityId), edgeRouterId: orUndefined(req.edgeRouterId),
         transitRouterId: orUndefined(req.transitRouterId), caId: orUndefined(req.caId), username: req.username ?? undefined,
         expiresAt: orUndefined(req.expiresAt),
-      }));
+      }, { ifAbsent: req.ifAbsent ?? false }));
     },
     async GetEnrollment(req) {
       return enrollmentToProto(await enrollments.get(req.id));

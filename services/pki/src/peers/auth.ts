@@ -10,6 +10,8 @@ export interface AuthPeer {
   createCertAuthenticator(identityId: string, certPem: string): Promise<void>;
   /** Creates the updb authenticator of a completed updb enrollment (password rules apply there). */
   createUpdbAuthenticator(identityId: string, username: string, password: string): Promise<void>;
+  /** Which authenticators an identity has: what its completed enrollments left. */
+  authenticatorsOf(identityId: string): Promise<{ cert: boolean; updb: boolean }>;
 }
 
 /** Wraps the auth service's client. */
@@ -20,6 +22,10 @@ export function createAuthPeer(auth: RpcClient<AuthServiceClient>): AuthPeer {
     },
     async createUpdbAuthenticator(identityId, username, password) {
       await auth.createUpdbAuthenticator({ identityId, username, password });
+    },
+    async authenticatorsOf(identityId) {
+      const [summary] = (await auth.getIdentityAuthSummaries({ identityIds: [identityId] })).summaries;
+      return { cert: Boolean(summary?.certId), updb: Boolean(summary?.updbId) };
     },
   };
 }

@@ -87,6 +87,12 @@ export function createEnrollmentStore(db: PkiKysely, events: PkiEvents) {
       return row && toStored(row);
     },
 
+    /** The identity's enrollment of this method, if it has one (there is one at most). */
+    async findOf(identityId: string, method: Enrollment['method']): Promise<StoredEnrollment | undefined> {
+      const row = await db.selectFrom('enrollments').selectAll().where('identity_id', '=', identityId).where('method', '=', method).executeTakeFirst();
+      return row && toStored(row);
+    },
+
     async findByTokenHash(tokenHash: string): Promise<StoredEnrollment | undefined> {
       const row = await db.selectFrom('enrollments').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
       return row && toStored(row);

@@ -3,9 +3,12 @@
  * enrollments and the identity service identities; the gateway creates the identity, then asks
  * the pki service for each enrollment, and removes the identity again when one fails, so nothing
  * half-made remains and the identity service never calls the pki service (which asks it about
- * identities): no call cycle between the two.
+ * identities): no call cycle between the two. The identity service records the enrollments
+ * asked for in the identity's created event, from which the pki service makes any still missing:
+ * a gateway that stops between the two calls leaves no identity without its enrollments.
  */
 import { ZitiError, isZitiError } from '@edge/errors';
+import type { EnrollmentAsk } from '@edge/events';
 import type { identity } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 
@@ -14,13 +17,6 @@ export interface EnrollmentChoice {
   ott?: boolean | null;
   ottca?: string | null;
   updb?: string | null;
-}
-
-/** One enrollment to create with an identity, as the pki service takes it. */
-interface EnrollmentAsk {
-  method: 'ott' | 'ottca' | 'updb';
-  caId?: string;
-  username?: string;
 }
 
 /** The enrollments asked for, in OpenZiti's order (ott, ottca, updb). */
@@ -47,13 +43,15 @@ function asIdentityCreateError(err: unknown): unknown {
 
 /**
  * Creates the identity and the enrollments asked for with it, or neither: an enrollment that
- * fails removes the identity (its deleted event takes any enrollment made before).
+ * fails removes the identity (its deleted event takes any enrollment made before). An enrollment
+ * the pki service already made from the created event is answered as if made here.
  */
 export async function createIdentityWithEnrollments(clients: Clients, fields: identity.IdentityFields, choice: EnrollmentChoice | null | undefined): Promise<string> {
-  const { id } = await clients.identity.createIdentity({ fields });
+  const asks = enrollmentAsks(choice);
+  const { id } = await clients.identity.createIdentity({ fields, enrollments: asks });
   try {
-    for (const ask of enrollmentAsks(choice)) {
-      await clients.pki.createEnrollment({ method: ask.method, identityId: id, caId: ask.caId, username: ask.username, expiresAt: '' });
+    for (const ask of asks) {
+      await clients.pki.createEnrollment({ method: ask.method, identityId: id, caId: ask.caId, username: ask.username, expiresAt: '', ifAbsent: true });
     }
   } catch (err) {
     await clients.identity.deleteIdentity({ id }).catch(() => undefined);
