@@ -9,6 +9,8 @@ import { createIdentityCache } from './identity-cache.js';
 function identityStandIn() {
   const calls: string[] = [];
   const names: Record<string, string> = { a: 'alice', b: 'bob' };
+  /** Ids locked out, until when (ISO time). */
+  const lockouts: Record<string, string> = {};
   const gate = createGate();
   const clients = {
     identity: {
@@ -16,12 +18,13 @@ function identityStandIn() {
         calls.push(id);
         const name = names[id];
         await gate.passed();
-        return { id, name } as identity.Identity__Output;
+        const until = lockouts[id];
+        return { id, name, disabled: until !== undefined, disabledUntil: until } as identity.Identity__Output;
       },
     },
   } as unknown as Clients;
   return {
-    clients, calls, names, hold: gate.hold, release: gate.release,
+    clients, calls, names, lockouts, hold: gate.hold, release: gate.release,
   };
 }
 
@@ -99,5 +102,16 @@ describe('identity cache', () => {
     } finally {
       await own.stop();
     }
+  });
+
+  it('keeps an identity locked out no longer than its lockout, which ends by itself', async () => {
+    owner.lockouts.a = new Date(Date.now() + 200).toISOString();
+    expect(await cache.get('a')).toMatchObject({ disabled: true });
+    await cache.get('a');
+    expect(owner.calls).toEqual(['a']);
+    delete owner.lockouts.a;
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await cache.get('a')).toMatchObject({ disabled: false });
+    expect(owner.calls).toEqual(['a', 'a']);
   });
 });

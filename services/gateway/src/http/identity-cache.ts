@@ -9,7 +9,8 @@
  * before the write returns), so an administrator's change is seen by the next request. A look-up
  * under way when such an event arrives is answered but not kept. When the connection to the bus
  * comes back after a loss (events may have been missed) every entry is dropped; an entry lives a
- * minute at most, which bounds what a lost event could leave.
+ * minute at most, which bounds what a lost event could leave, and no longer than a lockout it
+ * shows.
  */
 import type { Bus, Subscription } from '@edge/bus';
 import { IDENTITY_EVENTS } from '@edge/events';
@@ -19,6 +20,15 @@ import type { Clients } from '../clients.js';
 type Identity = identity.Identity__Output;
 
 const MAX_ENTRIES = 50_000;
+
+/**
+ * When an identity as answered stops being what its owner would answer without any change: the
+ * end of the lockout it shows (`disabled` ends by itself then), or never.
+ */
+export function lockoutEnd(i: Pick<Identity, 'disabled' | 'disabledUntil'>): number {
+  const end = i.disabled && i.disabledUntil ? Date.parse(i.disabledUntil) : NaN;
+  return Number.isNaN(end) ? Infinity : end;
+}
 
 /** The cache of identity id → identity, with event-driven invalidation. */
 export function createIdentityCache(clients: Clients, bus: Bus, ttlMs = 60_000) {
@@ -46,7 +56,7 @@ export function createIdentityCache(clients: Clients, bus: Bus, ttlMs = 60_000) 
       const flight: Promise<Identity> = clients.identity.getIdentity({ id }).then((found) => {
         if (pending.get(id) === flight) {
           if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-          entries.set(id, { identity: found, until: Date.now() + ttlMs });
+          entries.set(id, { identity: found, until: Math.min(Date.now() + ttlMs, lockoutEnd(found)) });
         }
         return found;
       }).finally(() => {

@@ -24,6 +24,7 @@ import { API_SESSION_CREATED, API_SESSION_DELETED, AUTHENTICATOR_EVENTS, ENROLLM
 import type { auth, common, identity, pki } from '@edge/proto';
 import type { Clients } from '../clients.js';
 import { enrollmentsByOwner } from '../routes/shared/enrollments.js';
+import { lockoutEnd } from './identity-cache.js';
 import { createListChanges, holds, type Hold, type ListChanges } from './list-changes.js';
 
 type Page = identity.ListIdentitiesResponse__Output;
@@ -107,12 +108,7 @@ export function createPerIdentity<V>(fetch: (ids: string[]) => Promise<Map<strin
 
 /** When a held page must be asked for again at the latest: its hold, or the end of the first lockout it shows. */
 function pageHold(page: Page, hold: Hold): Hold {
-  let until = hold.until;
-  for (const i of page.identities) {
-    const end = i.disabled && i.disabledUntil ? Date.parse(i.disabledUntil) : NaN;
-    if (end < until) until = end;
-  }
-  return { generation: hold.generation, until };
+  return { generation: hold.generation, until: Math.min(hold.until, ...page.identities.map(lockoutEnd)) };
 }
 
 type Render = (page: Page, summaries: Map<string, Summary>, enrollments: Map<string, Enrollment[]>) => Buffer;
