@@ -87,7 +87,10 @@ async function eventuallyStatus(fn: () => Promise<HttpResult>, status: number, m
   }
 }
 
-const listIdentities = () => http.get(`${M}/identities?limit=5`, { session: admin });
+// A page the gateway holds is answered without asking the identity service
+// (http/identity-listing.ts): each probe asks for a page it has not read before.
+let probes = 0;
+const listIdentities = () => http.get(`${M}/identities?limit=5&filter=${encodeURIComponent(`name != "outage-probe-${probes++}"`)}`, { session: admin });
 let created = 0;
 const createIdentity = () => http.post(`${M}/identities`, { body: { name: `outage-${created++}`, type: 'Device', isAdmin: false }, session: admin });
 

@@ -205,8 +205,11 @@ describe('auth policies at login', () => {
     await sql('UPDATE $schema.identities SET disabled_until = now() - interval \'1 second\' WHERE id = $1', [user.id], 'auth');
     await sql('UPDATE $schema.authenticators SET locked_until = now() - interval \'1 second\' WHERE identity_id = $1', [user.id], 'auth');
     expect((await login(user.name, user.password)).status).toBe(200);
-    const after = await c.http.get(`${M}/identities/${user.id}`, { session: admin, expectStatus: 200 });
-    expect(after.body.data).toMatchObject({ disabled: false, disabledUntil: null });
+    // The gateway keeps the identity it showed above until the lockout's end as it was then
+    // (http/identity-cache.ts), which moving the stored time cannot move: a list page it has not
+    // read before shows what the identity service answers now.
+    const after = await c.http.get(`${M}/identities?filter=${encodeURIComponent(`id = "${user.id}"`)}`, { session: admin, expectStatus: 200 });
+    expect(after.body.data[0]).toMatchObject({ disabled: false, disabledUntil: null });
   });
 
   it('locks until enabled when the lockout duration is 0', async () => {
