@@ -57,6 +57,22 @@ describe('values kept per identity', () => {
     expect(await kept.getMany(['a', 'b'])).toEqual(new Map([['a', 2], ['b', 1]]));
   });
 
+  it('remembers drops only while a look-up is under way, and no more than it keeps', async () => {
+    const { kept, release } = gated();
+    // The events of a network's logins keep coming whether or not anyone lists identities.
+    for (let i = 0; i < 60_000; i++) kept.drop(`idle-${i}`);
+    expect(kept.remembered).toBe(0);
+    const reading = kept.getMany(['a', 'b']);
+    await settle();
+    for (let i = 0; i < 60_000; i++) kept.drop(`busy-${i}`);
+    expect(kept.remembered).toBeLessThanOrEqual(50_000);
+    release();
+    await reading;
+    expect(kept.remembered).toBe(0);
+    // Past the bound the look-up keeps nothing, as after a drop of everything.
+    expect(kept.size).toBe(0);
+  });
+
   it('keeps nothing asked for across a drop of everything', async () => {
     const { kept, release } = gated();
     const first = kept.getMany(['a']);

@@ -58,7 +58,14 @@ export function createPerIdentity<V>(fetch: (ids: string[]) => Promise<Map<strin
   return {
     drop(id: string) {
       entries.delete(id);
-      droppedAt.set(id, ++version);
+      version++;
+      // Only a look-up under way needs to know; past a bound, it forgets what it asked for.
+      if (flights === 0) return;
+      if (droppedAt.size < MAX_ENTRIES) droppedAt.set(id, version);
+      else {
+        clearedAt = version;
+        droppedAt.clear();
+      }
     },
     dropAll() {
       entries.clear();
@@ -66,6 +73,10 @@ export function createPerIdentity<V>(fetch: (ids: string[]) => Promise<Map<strin
     },
     get size() {
       return entries.size;
+    },
+    /** How many drops are remembered for look-ups under way (none while there are none). */
+    get remembered() {
+      return droppedAt.size;
     },
     /** Moves with every drop: what was read from these values before is still what they are while it stays. */
     get version() {
