@@ -52,9 +52,9 @@ export const CONSUMER_GROUP = 'pki';
 async function createAskedEnrollments(enrollments: Pick<Enrollments, 'createAsked'>, data: Received<IdentityCreatedEvent>, log: Logger): Promise<void> {
   const { id, enrollments: asks } = data;
   if (typeof id !== 'string' || id === '' || !Array.isArray(asks)) return;
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   for (const ask of asks as Array<Received<EnrollmentAsk> | null>) {
     const method = ask?.method;
-    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
     try {
       if (typeof method !== 'string') throw fieldError('method', 'is required', null);
       const done = await enrollments.createAsked(id, { method, caId: str(ask?.caId), username: str(ask?.username) });

@@ -32,11 +32,11 @@ type Summary = auth.IdentityAuthSummary__Output;
 type Enrollment = pki.Enrollment__Output;
 
 /** Subjects whose events name an identity (`identityId`) whose auth summary changed. */
-export const SUMMARY_SUBJECTS = [API_SESSION_CREATED, API_SESSION_DELETED, AUTHENTICATOR_EVENTS, MFA_EVENTS];
+const SUMMARY_SUBJECTS = [API_SESSION_CREATED, API_SESSION_DELETED, AUTHENTICATOR_EVENTS, MFA_EVENTS];
 /** Subjects whose events name an identity (`identityId`) whose enrollments changed. */
-export const ENROLLMENT_SUBJECTS = [ENROLLMENT_EVENTS];
+const ENROLLMENT_SUBJECTS = [ENROLLMENT_EVENTS];
 /** Identity events: they move the pages' generation; a deletion also drops what is kept of the identity. */
-export const IDENTITY_SUBJECTS = [IDENTITY_CHANGES];
+const IDENTITY_SUBJECTS = [IDENTITY_CHANGES];
 
 /** Identities on held pages, all pages together; the least recently used pages go first. */
 const MAX_PAGED_IDENTITIES = 50_000;
