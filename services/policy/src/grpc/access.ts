@@ -51,17 +51,29 @@ export function createAccessHandlers({ stores, identities, edgeRouters }: Handle
     return { edgeRouters: routers, identityEdgeRouterCount: identityCount, serviceEdgeRouterCount: serviceCount };
   }
 
+  /** The access one request asks for; undefined where GetServiceAccess answers NOT_FOUND. */
+  async function access(req: AccessRequest): Promise<pb.ServiceAccess | undefined> {
+    const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
+    const read = await stores.access.read(caller, req.serviceId, await routersWanted(req));
+    if (!read || (req.grantedOnly && read.grant.permissions.length === 0)) return undefined;
+    const { grant, selections } = read;
+    const routers = selections ? await routersOf(selections, req) : read.routers ?? NO_ROUTERS;
+    return {
+      serviceId: grant.service.id, serviceName: grant.service.name, permissions: grant.permissions,
+      policies: postureQueryGroups(grant.policies), ...routers,
+    };
+  }
+
   return {
     async GetServiceAccess(req: AccessRequest): Promise<pb.ServiceAccess> {
-      const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
-      const read = await stores.access.read(caller, req.serviceId, await routersWanted(req));
-      if (!read || (req.grantedOnly && read.grant.permissions.length === 0)) throw notFound('service', req.serviceId);
-      const { grant, selections } = read;
-      const routers = selections ? await routersOf(selections, req) : read.routers ?? NO_ROUTERS;
-      return {
-        serviceId: grant.service.id, serviceName: grant.service.name, permissions: grant.permissions,
-        policies: postureQueryGroups(grant.policies), ...routers,
-      };
+      const answer = await access(req);
+      if (!answer) throw notFound('service', req.serviceId);
+      return answer;
+    },
+
+    async GetServiceAccesses(req: pb.GetServiceAccessesRequest__Output): Promise<pb.GetServiceAccessesResponse> {
+      const answers = await Promise.all(req.requests.map(access));
+      return { results: answers.map((a) => (a ? { access: a } : { notFound: true })) };
     },
 
     async ListEdgeRoutersForIdentity(req: pb.ListEdgeRoutersForIdentityRequest__Output): Promise<ipb.ListRoutersResponse> {

@@ -1,0 +1,38 @@
+/**
+ * GetServiceAccesses answers many accesses in one call, each as GetServiceAccess would, in the
+ * order asked, with NOT_FOUND as `notFound`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { policy } from '@edge/proto';
+import { createHarness, type Harness } from './harness.js';
+
+let h: Harness;
+const noTags = '{}';
+const ask = (identityId: string, roleAttributes: string[], serviceId: string, grantedOnly = true): policy.GetServiceAccessRequest =>
+  ({ identityId, roleAttributes, serviceId, grantedOnly, edgeRouters: true, edgeRouterCounts: false });
+
+beforeAll(async () => {
+  h = await createHarness();
+  for (const name of ['acc-a', 'acc-b']) {
+    await h.client.createService({ fields: { name, encryptionRequired: true, maxIdleTimeMillis: 0, terminatorStrategy: '', roleAttributes: [name], configs: [], tagsJson: noTags } });
+  }
+  await h.client.createServicePolicy({ fields: { name: 'acc-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#acc-team'], serviceRoles: ['#acc-a'], postureCheckRoles: [], tagsJson: noTags } });
+}, 60_000);
+afterAll(() => h?.close());
+
+describe('GetServiceAccesses', () => {
+  it('answers each request as GetServiceAccess does, in order, with not_found for what it refuses', async () => {
+    const services = (await h.client.listServices({ query: { limit: 10, offset: 0, filter: 'name contains "acc-"', sort: 'name', roleFilter: [], roleSemantic: '' }, configTypes: [] })).services;
+    const [a, b] = services.map((s) => s.id);
+    const asks = [ask('m1', ['acc-team'], a!), ask('m1', ['acc-team'], b!), ask('m2', ['other'], a!), ask('m1', ['acc-team'], 'no-such-service'), ask('m2', ['other'], b!, false)];
+    const { results } = await h.client.getServiceAccesses({ requests: asks });
+    expect(results.map((r) => r.result)).toEqual(['access', 'notFound', 'notFound', 'notFound', 'access']);
+    expect(results[0]!.access).toEqual(await h.client.getServiceAccess(asks[0]!));
+    expect(results[0]!.access!.permissions).toEqual(['Dial']);
+    expect(results[4]!.access).toMatchObject({ serviceId: b, permissions: [] });
+  });
+
+  it('answers an empty batch with no results', async () => {
+    expect((await h.client.getServiceAccesses({ requests: [] })).results).toEqual([]);
+  });
+});
