@@ -76,6 +76,11 @@ function openPool(url: string, opts: OpenConnectionOptions): DbConnection {
     connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
     // TCP keep-alive: a server that vanished without closing (host down) is noticed.
     keepAlive: true,
+    // No JIT compilation: every statement here is a short indexed read or write, and a statement
+    // with many branches over tables the planner has no statistics for yet (a new deployment)
+    // would otherwise be compiled on its first runs, at a cost of a second each. An `options`
+    // parameter in the URL replaces this.
+    options: '-c jit=off',
     // int8 (counts, sizes) as number rather than string; timestamptz stays Date.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {

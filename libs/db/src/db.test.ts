@@ -191,6 +191,18 @@ describe.each(backends)('on %s', (kind, open) => {
   });
 });
 
+describe('on postgres', () => {
+  it('compiles no statement just in time (a many-branched read would cost a second on a new deployment)', async () => {
+    const conn = await openConnection({ url: DATABASE_URL });
+    try {
+      const db = createDb<TestDb>(conn, 'public');
+      expect((await sql<{ jit: string }>`show jit`.execute(db)).rows[0]!.jit).toBe('off');
+    } finally {
+      await conn.close();
+    }
+  });
+});
+
 describe('on pglite', () => {
   it('makes queries from other services wait while a transaction holds the session', async () => {
     const conn = await openConnection({ dataDir: ':memory:' });
