@@ -1,6 +1,7 @@
 /**
  * The SQL of the two hot reads, pinned: a client's service list (ListServicesForIdentity) and
- * what an identity may do with one service (GetServiceAccess, read on every session creation).
+ * what an identity may do with one service (GetServiceAccess, read on every session creation:
+ * from parts kept under the tables' access version, src/access-reader.ts).
  * The handlers run over stores whose Kysely records every statement; each is counted and
  * explained (with its parameters, analysed) over tables of a few thousand rows, and none may
  * read a whole table of that size.
@@ -48,6 +49,7 @@ const identities: IdentityDirectory = {
   ownConfigs: async () => own,
 };
 
+let deps: HandlerDeps;
 let handlers: ReturnType<typeof createEvaluationHandlers> & ReturnType<typeof createAccessHandlers>;
 /** The access handlers with the read model of edge routers not yet filled (the identity service matches the routers). */
 let unfilled: ReturnType<typeof createAccessHandlers>;
@@ -84,7 +86,7 @@ beforeAll(async () => {
   const off = () => createEvaluationCache<never>({ ttlMs: 0 });
   const edgeRouters = createEdgeRouterModel(db);
   await edgeRouters.markFilled();
-  const deps = { stores: createPolicyStores(db), events: undefined as never, identities, edgeRouters, serviceLists: off(), serviceDigests: off() } as HandlerDeps;
+  deps = { stores: createPolicyStores(db), events: undefined as never, identities, edgeRouters, serviceLists: off(), serviceDigests: off() } as HandlerDeps;
   handlers = { ...createEvaluationHandlers(deps), ...createAccessHandlers(deps) };
   unfilled = createAccessHandlers({ ...deps, edgeRouters: { ...edgeRouters, isFilled: async () => false } });
 }, 120_000);
@@ -154,35 +156,65 @@ describe('what an identity may do with a service', () => {
     return { access: access!, statements };
   }
 
-  // Before, six statements in three rounds: service and grant; granting policies with checks and both router policy sides; the routers.
-  it('answers a session creation (grant, posture checks, edge routers) in one indexed statement', async () => {
-    const { access, statements } = await answer({});
-    expectGrant(access);
-    expect(access.edgeRouters!.map((r) => r.id)).toEqual(COMMON);
-    expect(access.edgeRouters![0]).toMatchObject({ name: 'router-100', hostname: 'er100.example' });
+  // Before, six statements in three rounds: service and grant; granting policies with checks and
+  // both router policy sides; the routers. Then one statement for the whole access.
+  it('answers a session creation (grant, posture checks, edge routers) from parts read by index, then kept', async () => {
+    const via = createAccessHandlers(deps);
+    const cold = await answer({}, via);
+    expectGrant(cold.access);
+    expect(cold.access.edgeRouters!.map((r) => r.id)).toEqual(COMMON);
+    expect(cold.access.edgeRouters![0]).toMatchObject({ name: 'router-100', hostname: 'er100.example' });
     expect(routerCalls).toEqual([]);
-    expect(statements).toHaveLength(1);
-    expect(await scansOf(statements)).toEqual([]);
+    // The version; the identity's part; the service's part; the routers both select.
+    expect(cold.statements).toHaveLength(4);
+    expect(await scansOf(cold.statements)).toEqual([]);
+    // Asked again: the version only, and the same answer.
+    const warm = await answer({}, via);
+    expect(warm.access).toEqual(cold.access);
+    expect(warm.statements).toHaveLength(1);
   });
 
-  it('counts the edge routers of each side in the same statement (policy advice)', async () => {
-    const { access, statements } = await answer({ grantedOnly: false, edgeRouterCounts: true });
+  it('counts the edge routers of each side from the same parts (policy advice)', async () => {
+    const via = createAccessHandlers(deps);
+    const { access, statements } = await answer({ grantedOnly: false, edgeRouterCounts: true }, via);
     expect([access.edgeRouters!.length, access.identityEdgeRouterCount, access.serviceEdgeRouterCount]).toEqual([30, 30, 30]);
-    expect(statements).toHaveLength(1);
+    expect(statements).toHaveLength(4);
+    expect(await scansOf(statements)).toEqual([]);
+    expect((await answer({ grantedOnly: false, edgeRouterCounts: true, edgeRouters: false }, via)).access)
+      .toMatchObject({ edgeRouters: [], identityEdgeRouterCount: 30, serviceEdgeRouterCount: 30 });
+  });
+
+  it('reads no edge router when none is asked for', async () => {
+    const { access, statements } = await answer({ edgeRouters: false }, createAccessHandlers(deps));
+    expect(access.edgeRouters).toEqual([]);
+    expect(statements).toHaveLength(3);
     expect(await scansOf(statements)).toEqual([]);
   });
 
-  it('reads no edge router policy when no edge router is asked for', async () => {
-    const { statements } = await answer({ edgeRouters: false });
-    expect(statements).toHaveLength(1);
-    expect(await scansOf(statements)).toEqual([]);
-  });
-
-  it('answers a caller no policy grants with not found, in one statement', async () => {
+  it('answers a caller no policy grants with not found, reading only its own part once the service\'s is kept', async () => {
+    const via = createAccessHandlers(deps);
+    await answer({}, via);
     const statements = await statementsOf(async () => {
-      await expect(answer({ roleAttributes: ['team-11'] })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(answer({ roleAttributes: ['team-11'] }, via)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     });
-    expect(statements).toHaveLength(1);
+    expect(statements).toHaveLength(2);
+  });
+
+  it('sees a change made behind its back at the next read, the kept parts read again', async () => {
+    const via = createAccessHandlers(deps);
+    await answer({}, via);
+    const policies = sql.id(h.schema, 'service_policies');
+    await sql`update ${policies} set identity_roles = array['#team-x'], identity_attrs = array['team-x'] where id = 'sp10'`.execute(h.db);
+    try {
+      const statements = await statementsOf(async () => {
+        await expect(answer({}, via)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      });
+      // The version moved: both parts are read again.
+      expect(statements).toHaveLength(3);
+    } finally {
+      await sql`update ${policies} set identity_roles = array['#team-10'], identity_attrs = array['team-10'] where id = 'sp10'`.execute(h.db);
+    }
+    expectGrant((await answer({}, via)).access);
   });
 
   it('reads both router policy sides with the grant and asks for the edge routers once, the model not filled yet', async () => {

@@ -12,6 +12,7 @@
  */
 import { notFound } from '@edge/errors';
 import type { identity as ipb, policy as pb } from '@edge/proto';
+import { createAccessReader } from '../access-reader.js';
 import type { Policy } from '../domain/policy.js';
 import type { AccessRouterSelections, RoutersWanted } from '../store/access.js';
 import type { AccessRouters } from '../store/edge-router-model.js';
@@ -28,6 +29,8 @@ const NO_ROUTERS: AccessRouters = { edgeRouters: [], identityEdgeRouterCount: 0,
 type AccessRequest = pb.GetServiceAccessRequest__Output;
 
 export function createAccessHandlers({ stores, identities, edgeRouters }: HandlerDeps) {
+  const reader = createAccessReader(stores.accessParts);
+
   /**
    * How the edge routers of an access are read with its grant: not at all when none are asked
    * for; matched in the read model when it can answer (it is filled, and no page of them is asked
@@ -54,7 +57,11 @@ export function createAccessHandlers({ stores, identities, edgeRouters }: Handle
   /** The access one request asks for; undefined where GetServiceAccess answers NOT_FOUND. */
   async function access(req: AccessRequest): Promise<pb.ServiceAccess | undefined> {
     const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
-    const read = await stores.access.read(caller, req.serviceId, await routersWanted(req));
+    const wanted = await routersWanted(req);
+    // From the kept parts when the edge routers (if any) come from the read model; in one
+    // statement otherwise, or when the tables kept changing under the parts.
+    let read = wanted?.from === 'directory' ? null : await reader.read(caller, req.serviceId, wanted, req.grantedOnly);
+    if (read === null) read = await stores.access.read(caller, req.serviceId, wanted);
     if (!read || (req.grantedOnly && read.grant.permissions.length === 0)) return undefined;
     const { grant, selections } = read;
     const routers = selections ? await routersOf(selections, req) : read.routers ?? NO_ROUTERS;

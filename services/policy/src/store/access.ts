@@ -34,20 +34,24 @@ export interface AccessRouterSelections {
 const ROUTER_POLICY_COLUMNS = ['p.id', 'p.semantic', 'p.edge_router_roles', 'p.edge_router_all', 'p.edge_router_ids', 'p.edge_router_attrs'] as const;
 
 /**
- * `q` (with the CTE `svc (id, role_attributes)`: the service) with the CTEs `erp` (the edge
- * router policies selecting the caller) and `serp` (the service edge router policies selecting
- * the service), each with `id, semantic, edge_router_roles, edge_router_all, edge_router_ids,
- * edge_router_attrs`. The policies are found through the indexes of each branch of
- * {@link selectingIds}; the service's id and attributes reach them as scalar subqueries, which
- * the index scans take as parameters.
+ * `q` with the CTE `erp`: the edge router policies selecting the caller, with `id, semantic,
+ * edge_router_roles, edge_router_all, edge_router_ids, edge_router_attrs`, found through the
+ * indexes of each branch of {@link selectingIds}.
  */
-function withRouterPolicies(q: Any, db: PolicyKysely, caller: Caller) {
-  const d = db as Any;
-  return q
-    .with('erp', (c: Any) => c.selectFrom('edge_router_policies as p').select(ROUTER_POLICY_COLUMNS)
-      .where('p.id', 'in', selectingIds(d, 'edge_router_policies', 'identity', sql`${caller.identityId}::text`, sql`${caller.roleAttributes}::text[]`)))
-    .with('serp', (c: Any) => c.selectFrom('service_edge_router_policies as p').select(ROUTER_POLICY_COLUMNS)
-      .where('p.id', 'in', selectingIds(d, 'service_edge_router_policies', 'service', sql`(select svc.id from svc)`, sql`(select svc.role_attributes from svc)`)));
+export function withIdentityRouterPolicies(q: Any, db: PolicyKysely, caller: Caller) {
+  return q.with('erp', (c: Any) => c.selectFrom('edge_router_policies as p').select(ROUTER_POLICY_COLUMNS)
+    .where('p.id', 'in', selectingIds(db as Any, 'edge_router_policies', 'identity', sql`${caller.identityId}::text`, sql`${caller.roleAttributes}::text[]`)));
+}
+
+/**
+ * `q` (with the CTE `svc (id, role_attributes)`: the service) with the CTE `serp`: the service
+ * edge router policies selecting the service, with the columns of `erp`. The service's id and
+ * attributes reach the index scans of {@link selectingIds} as scalar subqueries, which they
+ * take as parameters.
+ */
+export function withServiceRouterPolicies(q: Any, db: PolicyKysely) {
+  return q.with('serp', (c: Any) => c.selectFrom('service_edge_router_policies as p').select(ROUTER_POLICY_COLUMNS)
+    .where('p.id', 'in', selectingIds(db as Any, 'service_edge_router_policies', 'service', sql`(select svc.id from svc)`, sql`(select svc.role_attributes from svc)`)));
 }
 
 /**
@@ -56,7 +60,7 @@ function withRouterPolicies(q: Any, db: PolicyKysely, caller: Caller) {
  * `@id` or `@name`, AllOf attributes all held, AnyOf one), a union of branches each read through
  * an index (primary key, name, GIN on the attributes).
  */
-function routersSelectedBy(d: Any, side: 'erp' | 'serp') {
+export function routersSelectedBy(d: Any, side: 'erp' | 'serp') {
   const col = (name: string) => sql.ref(`${side}.${name}`);
   const branch = (join: RawBuilder<unknown>, where?: RawBuilder<unknown>) => {
     let q = d.selectFrom(side).innerJoin('edge_routers as r', (j: Any) => j.on(join)).select('r.id').where('r.deleted', '=', false);
@@ -111,7 +115,7 @@ function accessQuery(db: PolicyKysely, caller: Caller, serviceId: string, router
     .with('gr', (c: Any) => c.selectFrom('grants').select(['grants.service_id', 'grants.permissions', 'grants.policy_ids']).where('grants.service_id', '=', serviceId));
   // The policy ids as one array (an init plan), so the policies are read by primary key.
   q = withPostureChecks(q, (d) => d.selectFrom('service_policies').where(sql<boolean>`id = any((select gr.policy_ids from gr)::text[])`));
-  if (routers) q = withRouterPolicies(q, db, caller);
+  if (routers) q = withServiceRouterPolicies(withIdentityRouterPolicies(q, db, caller), db);
   if (routers?.from === 'model') q = q.with('by_identity', (d: Any) => routersSelectedBy(d, 'erp')).with('by_service', (d: Any) => routersSelectedBy(d, 'serp'));
   const from = q.selectFrom('svc').leftJoin('gr', (j: Any) => j.onTrue()).leftJoin('gp', (j: Any) => j.onTrue());
   return selectPolicyChecks(from).select(['svc.id as service_id', 'svc.name as service_name', 'gr.permissions as permissions'])

@@ -101,7 +101,13 @@ export interface EdgeRouterModelFillTable {
   completed_at: Timestamp;
 }
 
+/** A counter every change to what an access depends on moves (migration 008_access_parts, store/access-parts.ts). */
+export interface AccessVersionTable {
+  version: number;
+}
+
 export interface PolicyDb {
+  access_version: AccessVersionTable;
   edge_routers: EdgeRoutersTable;
   edge_router_model_fill: EdgeRouterModelFillTable;
   config_types: ConfigTypesTable;

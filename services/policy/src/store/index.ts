@@ -2,6 +2,7 @@
  * Every store of the policy service over its own schema.
  */
 import { createAccessStore } from './access.js';
+import { createAccessPartsStore } from './access-parts.js';
 import { createConfigStore } from './config.js';
 import { createConfigTypeStore } from './config-type.js';
 import type { PolicyKysely } from './db.js';
@@ -22,6 +23,7 @@ export function createPolicyStores(db: PolicyKysely) {
     postureChecks: createPostureCheckStore(db),
     evaluation: createEvaluationStore(db),
     access: createAccessStore(db),
+    accessParts: createAccessPartsStore(db),
     integrity: createIntegrityStore(db),
   };
 }

@@ -1,0 +1,146 @@
+/**
+ * Service accesses (session creation, a session's edge routers, policy advice) answered from
+ * parts kept in memory: what the policies select of each identity, of each service, and the edge
+ * routers both select (store/access-parts.ts). An access is the policies both the identity's and
+ * the service's parts hold, their types, and the edge routers both select, so a network of many
+ * identities and services keeps one part per identity and one per service, not one per pair, and
+ * one router list per set of routers two such parts share.
+ *
+ * Freshness is the database's, not a time's: every part is kept under the `access_version` it
+ * was read at, and every read first reads the version as it stands now (one small statement,
+ * shared by the reads that arrive in the same turn of the event loop). A part is used only when
+ * its version is the current one, and an answer is made only of parts of one version, so it is
+ * what the one-statement read would have answered at that version. A change made by any replica,
+ * or behind every replica's back, is seen by the next read.
+ */
+import type { AccessRead, ServiceGrant } from './store/access.js';
+import type { AccessPartsStore, IdentityPart, RouterList, ServicePart } from './store/access-parts.js';
+import type { Caller } from './store/evaluation.js';
+
+/** How an access's edge routers are wanted when matched in the read model. */
+export interface ModelRoutersWanted {
+  routers: boolean;
+  counts: boolean;
+}
+
+export interface AccessReaderOptions {
+  /** The most parts of each kind kept; the oldest go first. */
+  maxParts?: number;
+}
+
+/** Reads tried with parts of differing versions before one falls back to the one-statement read. */
+const ATTEMPTS = 3;
+
+/** Parts of one kind by key, each under its version. */
+function partCache<T extends { version: number }>(load: (key: string) => Promise<T>, max: number) {
+  const kept = new Map<string, T>();
+  return {
+    /** The part for `key` of version `version` or newer: kept, or read now. */
+    async atLeast(key: string, version: number): Promise<T> {
+      const hit = kept.get(key);
+      if (hit && hit.version >= version) return hit;
+      const part = await load(key);
+      const now = kept.get(key);
+      if (!now || now.version <= part.version) {
+        kept.delete(key);
+        if (kept.size >= max) kept.delete(kept.keys().next().value!);
+        kept.set(key, part);
+      }
+      return part;
+    },
+    /** Forgets the parts older than `version`: they will not be used again. */
+    forgetBefore(version: number) {
+      for (const [key, part] of kept) if (part.version < version) kept.delete(key);
+    },
+  };
+}
+
+/** The key of an identity part: the id and the role attributes, as the caller sent them. */
+const identityKey = (c: Caller) => `${c.identityId}\u0000${c.roleAttributes.join('\u0000')}`;
+
+export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOptions = {}) {
+  const max = opts.maxParts ?? 50_000;
+  const identities = partCache<IdentityPart>((key) => {
+    const [identityId, ...roleAttributes] = key.split('\u0000');
+    return store.identity(identityId!, roleAttributes);
+  }, max);
+  const services = partCache<ServicePart>((id) => store.service(id), max);
+  const routers = partCache<RouterList>((key) => store.routers(key === '' ? [] : key.split('\u0000')), max);
+
+  // The version read shared by the reads of one turn: started after each of them arrived, so none
+  // is answered from a state older than its own arrival.
+  let next: Promise<number> | undefined;
+  let latest = 0;
+  const currentVersion = (): Promise<number> => {
+    next ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      next = undefined;
+      return store.version();
+    }).then((v) => {
+      if (v > latest) {
+        latest = v;
+        identities.forgetBefore(v);
+        services.forgetBefore(v);
+        routers.forgetBefore(v);
+      }
+      return v;
+    });
+    return next;
+  };
+
+  /**
+   * The parts of one access, all of one version: the identity's, the service's and, when wanted,
+   * the edge routers both select. Undefined when they would not agree.
+   */
+  async function partsOf(caller: Caller, serviceId: string, wantRouters: (who: IdentityPart, what: ServicePart) => boolean) {
+    let version = await currentVersion();
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const [who, what] = await Promise.all([identities.atLeast(identityKey(caller), version), services.atLeast(serviceId, version)]);
+      let list: RouterList | undefined;
+      if (who.version === what.version && wantRouters(who, what)) {
+        // Sorted: one key per set of routers (the statement orders them as the identity service lists them).
+        const both = [...who.routerIds].filter((id) => what.routerIds.has(id)).sort();
+        list = both.length === 0 ? { version: who.version, routers: [] } : await routers.atLeast(both.join('\u0000'), who.version);
+      }
+      const versions = [who.version, what.version, ...(list ? [list.version] : [])];
+      if (versions.every((v) => v === who.version)) return { who, what, list };
+      // A change landed while the parts were read: read again those older than the newest.
+      version = Math.max(...versions);
+    }
+    return undefined;
+  }
+
+  /** The grant the two parts make: the service's policies that also select the identity, and their types. */
+  function grantOf(who: IdentityPart, what: ServicePart): ServiceGrant | undefined {
+    if (!what.service) return undefined;
+    const policies = what.policies.filter((p) => who.policyTypes.has(p.id));
+    return { service: what.service, permissions: [...new Set(policies.map((p) => p.type))].sort(), policies };
+  }
+
+  return {
+    /**
+     * What the caller may do with the service, as the one-statement read answers it with the
+     * edge routers matched in the read model (not read when `grantedOnly` and nothing is granted);
+     * undefined when the service does not exist, and `null` when the tables kept changing under
+     * the read (the caller then reads in one statement).
+     */
+    async read(caller: Caller, serviceId: string, wanted?: ModelRoutersWanted, grantedOnly = false): Promise<AccessRead | undefined | null> {
+      // The edge routers are read only for an answer that will carry them.
+      const parts = await partsOf(caller, serviceId, (who, what) => !!wanted?.routers && !!what.service && (!grantedOnly || grantOf(who, what)!.permissions.length > 0));
+      if (!parts) return null;
+      const { who, what, list } = parts;
+      const grant = grantOf(who, what);
+      if (!grant) return undefined;
+      if (!wanted) return { grant };
+      return {
+        grant,
+        routers: {
+          edgeRouters: list?.routers ?? [],
+          identityEdgeRouterCount: wanted.counts ? who.routerIds.size : 0,
+          serviceEdgeRouterCount: wanted.counts ? what.routerIds.size : 0,
+        },
+      };
+    },
+  };
+}
+
+export type AccessReader = ReturnType<typeof createAccessReader>;
