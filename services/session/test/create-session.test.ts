@@ -79,8 +79,9 @@ describe('CreateSession', () => {
     });
     expect(session!.token).not.toBe('');
     expect(session!.edgeRouters.map((r) => r.id)).toEqual(['er-1', 'er-2']);
-    // One call to the policy service, none to the auth or identity service.
-    expect(servicesAsked(calls)).toEqual(['policy.GetServiceAccess']);
+    // One call to the policy service, none to the auth or identity service. The call is the
+    // batched one, also for a creation arriving alone (creations arriving together share it).
+    expect(servicesAsked(calls)).toEqual(['policy.GetServiceAccesses']);
     const rows = await rowsOf('api-ann');
     expect(rows).toMatchObject([{ id: session!.id, token: session!.token, identity_id: 'ann', service_id: 'svc', type: 'Dial', service_policy_ids: ['dial'], tags: { team: 'blue' } }]);
   });
