@@ -172,6 +172,26 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
   return { addr: `127.0.0.1:${port}`, server };
 }
 
+/**
+ * The services session creation is tried on: `svc` dialed by #dialers, `svc-bind` bound by them,
+ * `svc-hidden` granted to nobody, `svc-no-routers` without edge routers, `svc-os` behind an OS
+ * check (Linux 5 or later); edge routers er-1 and er-2.
+ */
+export function grantSessionServices(world: World): void {
+  world.services.set('svc', { roleAttributes: ['s'] });
+  world.services.set('svc-bind', { roleAttributes: ['b'] });
+  world.services.set('svc-hidden', { roleAttributes: ['h'] });
+  world.services.set('svc-no-routers', { roleAttributes: ['s'], edgeRouters: [] });
+  world.services.set('svc-os', { roleAttributes: ['os'] });
+  world.policies.push(
+    { id: 'dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#s'] },
+    { id: 'bind', type: 'Bind', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#b'] },
+    { id: 'os-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#os'], checkIds: ['linux'] },
+  );
+  world.postureChecks.set('linux', { typeId: 'OS', data: { operatingSystems: [{ type: 'Linux', versions: ['>=5.0'] }] } });
+  world.edgeRouters.push('er-1', 'er-2');
+}
+
 /** Everything one test file works with. */
 export interface Harness {
   world: World;
