@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contextOfMany, createBatcher, type BatcherOptions } from './batcher.js';
+import { currentContext, runWithContext } from './context.js';
 
 /** A batcher whose sends are held until the test answers them, recording each batch. */
 function held(opts?: BatcherOptions) {
@@ -77,6 +78,22 @@ describe('createBatcher', () => {
     expect(await Promise.all(batch)).toEqual([
       { error: 'a batch of 2 was answered with 1 results' }, { error: 'a batch of 2 was answered with 1 results' },
     ]);
+  });
+
+  it('sends a batch in the async context of its first call, not of the call whose answer set it off', async () => {
+    const { sent, call } = held({ maxInFlight: 1 });
+    const seen: Array<string | undefined> = [];
+    const traced = createBatcher<string, string>(async (items) => {
+      seen.push(currentContext().requestId);
+      return call(items.join('+')).then((r) => items.map(() => r));
+    }, { maxInFlight: 1 });
+    const first = runWithContext({ requestId: 'r1' }, () => traced('a'));
+    const rest = ['r2', 'r3'].map((requestId, i) => runWithContext({ requestId }, () => traced(['b', 'c'][i]!)));
+    sent[0]!.answer(['A']);
+    await drain();
+    sent[1]!.answer(['BC']);
+    expect(await Promise.all([first, ...rest])).toEqual(['A', 'BC', 'BC']);
+    expect(seen).toEqual(['r1', 'r2']);
   });
 
   it('rejects the items of a send that throws instead of answering', async () => {

@@ -4,6 +4,7 @@
  * arriving by itself waits for nothing; the calls arriving while the limit is reached wait, and
  * go together as the next batch as soon as one settles.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from './context.js';
 
@@ -17,6 +18,8 @@ export interface BatcherOptions {
 
 interface Waiting<I, O> {
   item: I;
+  /** Runs a function in the async context the call was made in (request, trace). */
+  within: <R>(fn: () => R) => R;
   resolve: (value: O) => void;
   reject: (err: unknown) => void;
 }
@@ -26,8 +29,9 @@ interface Waiting<I, O> {
  * `send` answers one result per item, in order: a value, or an `Error` rejecting that item only;
  * when it rejects (or answers a result array of another length), every item of the batch rejects.
  *
- * `send` runs in the async context of whichever call set the batch off: when it calls other
- * services for many callers, it sets the context itself (see {@link contextOfMany}).
+ * `send` runs in the async context (request context, trace) of the batch's first call: when it
+ * calls other services for many callers, it sets the request context itself (see
+ * {@link contextOfMany}).
  */
 export function createBatcher<I, O>(send: (items: I[]) => Promise<Array<O | Error>>, opts: BatcherOptions = {}): (item: I) => Promise<O> {
   const maxBatch = Math.max(1, opts.maxBatch ?? 64);
@@ -52,7 +56,7 @@ export function createBatcher<I, O>(send: (items: I[]) => Promise<Array<O | Erro
     inFlight++;
     let sent: Promise<Array<O | Error>>;
     try {
-      sent = send(batch.map((w) => w.item));
+      sent = batch[0]!.within(() => send(batch.map((w) => w.item)));
     } catch (err) {
       sent = Promise.reject(err);
     }
@@ -75,7 +79,7 @@ export function createBatcher<I, O>(send: (items: I[]) => Promise<Array<O | Erro
   };
 
   return (item) => new Promise<O>((resolve, reject) => {
-    waiting.push({ item, resolve, reject });
+    waiting.push({ item, resolve, reject, within: AsyncLocalStorage.snapshot() });
     next();
   });
 }
