@@ -8,6 +8,7 @@ import { useController, type ControllerFixture } from '../support/controller.js'
 import { adminApi } from '../support/admin-api.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
 import { eventually } from '../support/eventually.js';
+import { grpcCallsOf } from '../support/metrics.js';
 
 const C = '/edge/client/v1';
 let f: ControllerFixture;
@@ -120,6 +121,53 @@ describe('sessions', () => {
     await api.get('/identities/no-such-identity/failed-service-requests', 404);
     // The plain service, granted by a policy without checks, still works.
     await createSession(user.token, { serviceId: service });
+  });
+
+  // The gateway sends the creations arriving together in one CreateSessions call: each request
+  // still gets a session of its own caller, and a refusal in the envelope a lone request gets.
+  it('answers creations arriving together from several identities each for its own caller, refusals in their own envelopes', async () => {
+    const nets: Array<Awaited<ReturnType<typeof network>>> = [];
+    for (const tag of ['together-a', 'together-b', 'together-c']) nets.push(await network(tag));
+    const apiSessions = await Promise.all(nets.map(async (n) => (await f.c.http.get(`${C}/current-api-session`, { session: n.user.token, expectStatus: 200 })).body.data.id as string));
+    const ungranted = await id('/services', { name: 'together-ungranted', encryptionRequired: true });
+    // Per identity: its service twice, a Bind no policy grants, a service no policy grants.
+    const asks = nets.flatMap((n, i) => [
+      { i, body: { serviceId: n.service, type: 'Dial' }, status: 201 },
+      { i, body: { serviceId: n.service, type: 'Dial' }, status: 201 },
+      { i, body: { serviceId: n.service, type: 'Bind' }, status: 400 },
+      { i, body: { serviceId: ungranted, type: 'Dial' }, status: 404 },
+    ]);
+    // An error envelope names the request it answers; the rest is the same for the same refusal.
+    const withoutRequestId = ({ requestId, ...error }: Record<string, unknown>) => {
+      expect(requestId).toBeTruthy();
+      return error;
+    };
+    const refusalOf = async (a: (typeof asks)[number]) => withoutRequestId((await createSession(nets[a.i]!.user.token, a.body, a.status)).body.error);
+    const alone = await Promise.all(asks.filter((a) => a.status !== 201).map(refusalOf));
+    const counted = ['CreateSessions', 'CreateSession', 'GetIdentity', 'GetApiSession'];
+    const before = await grpcCallsOf(...counted);
+
+    const answers = await Promise.all(asks.map((a) => createSession(nets[a.i]!.user.token, a.body, a.status)));
+
+    const calls = await grpcCallsOf(...counted);
+    // Each item's own principal says who its caller is: another's would send the session
+    // service to the identity and auth services to learn it.
+    expect([calls.CreateSession, calls.GetIdentity, calls.GetApiSession]).toEqual([before.CreateSession, before.GetIdentity, before.GetApiSession]);
+    expect(calls.CreateSessions - before.CreateSessions).toBeGreaterThan(0);
+    expect(calls.CreateSessions - before.CreateSessions).toBeLessThan(asks.length);
+    answers.forEach((r, k) => {
+      const { i, status } = asks[k]!;
+      if (status === 201) expect(r.body.data).toMatchObject({ identityId: nets[i]!.user.id, apiSessionId: apiSessions[i], serviceId: nets[i]!.service, type: 'Dial' });
+    });
+    expect(answers.filter((_, k) => asks[k]!.status !== 201).map((r) => withoutRequestId(r.body.error))).toEqual(alone);
+    // Asked twice at once, one session; one of its own per identity.
+    const ids = answers.filter((_, k) => asks[k]!.status === 201).map((r) => r.body.data.id as string);
+    expect(ids.filter((_, k) => k % 2 === 1)).toEqual(ids.filter((_, k) => k % 2 === 0));
+    expect(new Set(ids).size).toBe(nets.length);
+    for (const [i, n] of nets.entries()) {
+      const own = await f.c.http.get(`${C}/sessions`, { session: n.user.token, expectStatus: 200 });
+      expect(own.body.data.map((x: { id: string; identityId: string }) => [x.id, x.identityId])).toEqual([[ids[i * 2], n.user.id]]);
+    }
   });
 
   it('shows a caller only its own sessions, and an admin everyone\'s', async () => {

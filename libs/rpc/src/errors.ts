@@ -27,6 +27,26 @@ export function classifyHandlerError(err: unknown, service: string): unknown {
 }
 
 /**
+ * A ZitiError as bytes: its code, status, message and cause, as it crosses gRPC (the value of
+ * {@link ZITI_ERROR_KEY}, or one item's error in a batched answer).
+ */
+export function encodeZitiError(err: ZitiError): Buffer {
+  const payload = { code: err.code, status: err.status, message: err.message, cause: err.fieldCause, causeMessage: err.causeMessage, args: err.args };
+  return Buffer.from(JSON.stringify(payload));
+}
+
+/** The ZitiError {@link encodeZitiError} encoded; undefined when `raw` is not one (empty, malformed). */
+export function decodeZitiError(raw: Buffer | string): ZitiError | undefined {
+  try {
+    const p = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : raw);
+    if (typeof p !== 'object' || p === null || typeof p.code !== 'string') return undefined;
+    return new ZitiError({ code: p.code, status: p.status, message: p.message }, { message: p.message, cause: p.cause, causeMessage: p.causeMessage, args: p.args });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The gRPC status for an error thrown by a handler. A ZitiError keeps its code, status and
  * cause in metadata; anything else becomes a bare INTERNAL with no detail (the stack stays in
  * the server's log).
@@ -34,8 +54,7 @@ export function classifyHandlerError(err: unknown, service: string): unknown {
 export function toServiceError(err: unknown): Partial<grpc.ServiceError> {
   const metadata = new grpc.Metadata();
   if (isZitiError(err)) {
-    const payload = { code: err.code, status: err.status, message: err.message, cause: err.fieldCause, causeMessage: err.causeMessage, args: err.args };
-    metadata.set(ZITI_ERROR_KEY, Buffer.from(JSON.stringify(payload)));
+    metadata.set(ZITI_ERROR_KEY, encodeZitiError(err));
     return { code: grpcStatusFor(err.status), details: err.code, metadata };
   }
   return { code: grpc.status.INTERNAL, details: 'internal error', metadata };
@@ -49,14 +68,8 @@ export function toServiceError(err: unknown): Partial<grpc.ServiceError> {
  */
 export function fromServiceError(err: grpc.ServiceError, service = 'peer'): Error {
   const raw = err.metadata?.get(ZITI_ERROR_KEY)?.[0];
-  if (raw) {
-    try {
-      const p = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw));
-      return new ZitiError({ code: p.code, status: p.status, message: p.message }, { message: p.message, cause: p.cause, causeMessage: p.causeMessage, args: p.args });
-    } catch {
-      // fall through: a malformed payload is treated as an unexpected error
-    }
-  }
+  const ziti = raw === undefined ? undefined : decodeZitiError(raw);
+  if (ziti) return ziti;
   if (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED) {
     return unavailable(`the ${service} service`, err);
   }

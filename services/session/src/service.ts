@@ -104,7 +104,7 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
     const settings = createControllerSettings({ records: stores.controllerSettings, log });
     const observeServiceList = createServiceUpdates({ markers: stores.serviceMarkers, peers, postureData });
     server.add<SessionServiceHandlers>(contracts.session(), createSessionHandlers({
-      stores, sessions, terminators, settings, observeServiceList,
+      stores, sessions, terminators, settings, observeServiceList, log,
       posture: { posture, peers, postureData, enforce: (id) => enforcement.enforce(id) },
       database: { integrity, createSnapshot: () => createSnapshot(config) },
     }));

@@ -11,7 +11,7 @@ import type { session as pb } from '@edge/proto';
 import { runWithContext, type CallerPrincipal } from '@edge/rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionRecords } from '../src/store/session.js';
-import { createHarness, type Harness, type StandInCall } from './harness.js';
+import { createHarness, grantSessionServices, type Harness, type StandInCall } from './harness.js';
 
 /** What one request answered, and the calls the stand-ins saw for it. */
 interface Outcome {
@@ -55,18 +55,7 @@ describe('CreateSession', () => {
   beforeAll(async () => {
     h = await createHarness();
     // The identity service knows nobody: only the principal says who the caller is.
-    h.world.services.set('svc', { roleAttributes: ['s'] });
-    h.world.services.set('svc-bind', { roleAttributes: ['b'] });
-    h.world.services.set('svc-hidden', { roleAttributes: ['h'] });
-    h.world.services.set('svc-no-routers', { roleAttributes: ['s'], edgeRouters: [] });
-    h.world.services.set('svc-os', { roleAttributes: ['os'] });
-    h.world.policies.push(
-      { id: 'dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#s'] },
-      { id: 'bind', type: 'Bind', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#b'] },
-      { id: 'os-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#os'], checkIds: ['linux'] },
-    );
-    h.world.postureChecks.set('linux', { typeId: 'OS', data: { operatingSystems: [{ type: 'Linux', versions: ['>=5.0'] }] } });
-    h.world.edgeRouters.push('er-1', 'er-2');
+    grantSessionServices(h.world);
   });
   afterAll(async () => h?.close());
 
@@ -79,8 +68,9 @@ describe('CreateSession', () => {
     });
     expect(session!.token).not.toBe('');
     expect(session!.edgeRouters.map((r) => r.id)).toEqual(['er-1', 'er-2']);
-    // One call to the policy service, none to the auth or identity service.
-    expect(servicesAsked(calls)).toEqual(['policy.GetServiceAccess']);
+    // One call to the policy service, none to the auth or identity service. The call is the
+    // batched one, also for a creation arriving alone (creations arriving together share it).
+    expect(servicesAsked(calls)).toEqual(['policy.GetServiceAccesses']);
     const rows = await rowsOf('api-ann');
     expect(rows).toMatchObject([{ id: session!.id, token: session!.token, identity_id: 'ann', service_id: 'svc', type: 'Dial', service_policy_ids: ['dial'], tags: { team: 'blue' } }]);
   });
@@ -171,5 +161,21 @@ describe('CreateSession', () => {
     expect(twin).toMatchObject({ id: 'twin-1', token: first.token });
     expect(ran).toHaveLength(2);
     expect(await rowsOf('api-twin')).toHaveLength(1);
+  });
+
+  it('reads and writes the sessions asked for together in shared statements, twins within one statement included', async () => {
+    const ran: string[] = [];
+    const logged = h.db.withPlugin({ transformQuery: (a) => a.node, transformResult: async (a) => { ran.push('statement'); return a.result; } });
+    const records = createSessionRecords(logged);
+    const fields = (n: number) => ({ apiSessionId: `api-shared-${n}`, identityId: 'shared', serviceId: 'svc', serviceName: 'svc', type: 'Dial' as const, servicePolicyIds: ['dial'], tags: { n } });
+    // Two go at once, the other six together once one is answered.
+    const created = await Promise.all([0, 1, 2, 3, 4, 5, 6, 6].map((n, i) => records.create({ id: `shared-${i}`, token: `token-shared-${i}`, ...fields(n) })));
+    expect(ran).toHaveLength(3);
+    expect(created.map((c) => c.apiSessionId)).toEqual([0, 1, 2, 3, 4, 5, 6, 6].map((n) => `api-shared-${n}`));
+    expect(created[7]).toEqual(created[6]);
+    ran.length = 0;
+    const found = await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map((n) => records.findExisting(`api-shared-${n}`, 'svc', 'Dial')));
+    expect(ran).toHaveLength(3);
+    expect(found.map((f) => f?.id)).toEqual([...created.slice(0, 7).map((c) => c.id), undefined]);
   });
 });

@@ -11,7 +11,7 @@ import type { EdgeService } from '@edge/lifecycle';
 import { notFound } from '@edge/errors';
 import { silentLogger } from '@edge/logging';
 import { createServiceInfra, testPrefix, withTeardown } from '@edge/testing';
-import { contracts, type AuthServiceHandlers, type IdentityServiceHandlers, type PolicyServiceHandlers, type SessionServiceClient } from '@edge/proto';
+import { contracts, type policy, type AuthServiceHandlers, type IdentityServiceHandlers, type PolicyServiceHandlers, type SessionServiceClient } from '@edge/proto';
 import { createRpcClient, createRpcServer, stubHandlers, type RequestContext, type RpcClient, type RpcServer } from '@edge/rpc';
 import type { Kysely } from 'kysely';
 import { createSessionService } from '../src/index.js';
@@ -111,6 +111,16 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
     const postureQueries = granting.map((p) => ({ policyId: p.id, policyName: p.id, policyType: p.type, checks: checks(p.checkIds) }));
     return { identityId, serviceId, permissions: [...new Set(granting.map((p) => p.type))].sort(), postureQueries };
   };
+  /** The access of one request, as the policy service answers it; undefined where it answers NOT_FOUND. */
+  const accessOf = (req: policy.GetServiceAccessRequest__Output) => {
+    world.askedIdentities.push(req.identityId);
+    if (!world.services.has(req.serviceId)) return undefined;
+    const g = grantOf(req.identityId, req.roleAttributes, req.serviceId);
+    if (!g && req.grantedOnly) return undefined;
+    const usable = world.services.get(req.serviceId)!.edgeRouters ?? world.edgeRouters;
+    const edgeRouters = req.edgeRouters ? usable.map((id) => ({ id, name: id, cost: 0 })) : [];
+    return { serviceId: req.serviceId, serviceName: req.serviceId, permissions: g?.permissions ?? [], policies: g?.postureQueries ?? [], edgeRouters } as never;
+  };
   server.add<PolicyServiceHandlers>(contracts.policy(), recording('policy', world.calls, stubHandlers<PolicyServiceHandlers>({
     async GetServiceGrants(req) {
       world.grantCalls++;
@@ -130,13 +140,13 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
     },
     // What session creation and look-ups ask: the grant, its checks and the usable edge routers.
     async GetServiceAccess(req) {
-      world.askedIdentities.push(req.identityId);
-      if (!world.services.has(req.serviceId)) throw notFound('service', req.serviceId);
-      const g = grantOf(req.identityId, req.roleAttributes, req.serviceId);
-      if (!g && req.grantedOnly) throw notFound('service', req.serviceId);
-      const usable = world.services.get(req.serviceId)!.edgeRouters ?? world.edgeRouters;
-      const edgeRouters = req.edgeRouters ? usable.map((id) => ({ id, name: id, cost: 0 })) : [];
-      return { serviceId: req.serviceId, serviceName: req.serviceId, permissions: g?.permissions ?? [], policies: g?.postureQueries ?? [], edgeRouters } as never;
+      const a = accessOf(req);
+      if (!a) throw notFound('service', req.serviceId);
+      return a;
+    },
+    // Many of them at once, as the policy service answers them: notFound where GetServiceAccess would be NOT_FOUND.
+    async GetServiceAccesses(req) {
+      return { results: req.requests.map((r) => accessOf(r)).map((a) => (a ? { access: a } : { notFound: true })) };
     },
     async MatchServices(req) {
       return { ids: [...world.services].filter(([id, s]) => selects(req.roles, req.semantic, id, s.roleAttributes)).map(([id]) => id) };
@@ -160,6 +170,26 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
   const port = await server.listen('127.0.0.1:0');
   server.setServing(true);
   return { addr: `127.0.0.1:${port}`, server };
+}
+
+/**
+ * The services session creation is tried on: `svc` dialed by #dialers, `svc-bind` bound by them,
+ * `svc-hidden` granted to nobody, `svc-no-routers` without edge routers, `svc-os` behind an OS
+ * check (Linux 5 or later); edge routers er-1 and er-2.
+ */
+export function grantSessionServices(world: World): void {
+  world.services.set('svc', { roleAttributes: ['s'] });
+  world.services.set('svc-bind', { roleAttributes: ['b'] });
+  world.services.set('svc-hidden', { roleAttributes: ['h'] });
+  world.services.set('svc-no-routers', { roleAttributes: ['s'], edgeRouters: [] });
+  world.services.set('svc-os', { roleAttributes: ['os'] });
+  world.policies.push(
+    { id: 'dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#s'] },
+    { id: 'bind', type: 'Bind', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#b'] },
+    { id: 'os-dial', type: 'Dial', semantic: 'AllOf', identityRoles: ['#dialers'], serviceRoles: ['#os'], checkIds: ['linux'] },
+  );
+  world.postureChecks.set('linux', { typeId: 'OS', data: { operatingSystems: [{ type: 'Linux', versions: ['>=5.0'] }] } });
+  world.edgeRouters.push('er-1', 'er-2');
 }
 
 /** Everything one test file works with. */

@@ -1,6 +1,7 @@
 /**
  * gRPC handlers of the session service: proto → domain → store → proto, one file per entity.
  */
+import type { Logger } from '@edge/logging';
 import type { AsyncHandlers } from '@edge/rpc';
 import type { SessionServiceHandlers } from '@edge/proto';
 import type { ControllerSettings } from '../controller-settings.js';
@@ -25,13 +26,14 @@ export interface HandlerDeps {
   posture: PostureDeps;
   observeServiceList: ServiceUpdates;
   database: DatabaseDeps;
+  log: Logger;
 }
 
 /** Every handler of SessionService. */
 export function createSessionHandlers(deps: HandlerDeps): AsyncHandlers<SessionServiceHandlers> {
   return {
     ...createControllerRpcHandlers(deps.stores.controllers),
-    ...createSessionRpcHandlers(deps.sessions, deps.stores.sessions),
+    ...createSessionRpcHandlers(deps.sessions, deps.stores.sessions, deps.log),
     ...createTerminatorRpcHandlers(deps.terminators),
     ...createControllerSettingRpcHandlers(deps.settings),
     ...createPostureRpcHandlers(deps.posture),

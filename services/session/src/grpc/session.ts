@@ -2,9 +2,15 @@
  * gRPC handlers of sessions and failed service requests: proto → sessions → proto.
  */
 import { listMeta, listParams, planList } from '@edge/zitiql';
+import { isZitiError } from '@edge/errors';
+import type { Logger } from '@edge/logging';
 import type { session as pb } from '@edge/proto';
+import { classifyHandlerError, decodePrincipal, encodeZitiError, runWithContext, type RequestContext } from '@edge/rpc';
 import type { Sessions, SessionView } from '../sessions.js';
 import { SESSION_FIELDS, type SessionRecords } from '../store/session.js';
+
+/** An item without a request: refused as an empty CreateSession would be. */
+const NO_REQUEST: pb.CreateSessionRequest__Output = { apiSessionId: '', identityId: '', serviceId: '', type: '', tagsJson: '' };
 
 function toProto({ session: s, edgeRouters }: SessionView): pb.Session {
   return {
@@ -14,10 +20,42 @@ function toProto({ session: s, edgeRouters }: SessionView): pb.Session {
   };
 }
 
-export function createSessionRpcHandlers(sessions: Sessions, records: SessionRecords) {
+/**
+ * The context one item of a batch is created in: what the metadata of a single CreateSession
+ * would have given (its caller's principal, its request id), within the batch's deadline.
+ */
+function itemContext(item: pb.CreateSessionsItem__Output, batch: RequestContext): RequestContext {
+  const principal = decodePrincipal(item.principal);
+  return { requestId: item.requestId || batch.requestId, deadline: batch.deadline, ...(principal ? { principal, actorId: principal.identityId } : {}) };
+}
+
+export function createSessionRpcHandlers(sessions: Sessions, records: SessionRecords, log: Logger) {
+  /** An item's error as CreateSession would have answered it: a ZitiError as is, anything else unexplained (and logged). */
+  const itemError = (thrown: unknown, requestId: string): Buffer => {
+    const err = classifyHandlerError(thrown, 'session');
+    if (isZitiError(err)) {
+      // As the gRPC server does: the caller learns only that something is unavailable, the log says what.
+      if (err.code === 'UNAVAILABLE' && err.cause !== undefined) log.warn({ err: err.cause, method: 'CreateSessions', requestId }, 'answered UNAVAILABLE');
+      return encodeZitiError(err);
+    }
+    log.error({ err, method: 'CreateSessions', requestId }, 'unhandled error in gRPC handler');
+    return Buffer.alloc(0);
+  };
+
   return {
     async CreateSession(req: pb.CreateSessionRequest__Output): Promise<pb.Session> {
       return toProto(await sessions.create(req));
+    },
+    /** Each item under its own caller, concurrently: their calls and statements are shared (see createBatcher). */
+    async CreateSessions(req: pb.CreateSessionsRequest__Output, ctx: RequestContext): Promise<pb.CreateSessionsResponse> {
+      const results = await Promise.all(req.items.map((item) => {
+        const itemCtx = itemContext(item, ctx);
+        return runWithContext(itemCtx, () => sessions.create(item.request ?? NO_REQUEST)).then(
+          (view): pb.CreateSessionResult => ({ session: toProto(view) }),
+          (err: unknown): pb.CreateSessionResult => ({ error: itemError(err, itemCtx.requestId) }),
+        );
+      }));
+      return { results };
     },
     async GetSession(req: pb.SessionRef__Output): Promise<pb.Session> {
       return toProto(await sessions.get(req.id, req.identityId));

@@ -4,7 +4,7 @@
  * gRPC, never read from its schema.
  */
 import type { PolicyServiceClient, common, policy as policyPb } from '@edge/proto';
-import { allPages, orMissing, type RpcClient } from '@edge/rpc';
+import { allPages, contextOfMany, createBatcher, currentContext, orMissing, runWithContext, type RequestContext, type RpcClient } from '@edge/rpc';
 import type { GrantingPolicy, PostureCheckDef } from '../domain/posture.js';
 import { checksOf, grantingPolicies } from '../posture-definition.js';
 import { everything, idIn, PAGE, type RoleSelection } from './common.js';
@@ -61,6 +61,13 @@ export const grantKey = (identityId: string, serviceId: string) => `${identityId
 
 /** The policy service's answers, over its client. */
 export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>) {
+  // Accesses asked together (session creations arriving at once) share one call; the call acts
+  // for none of their callers, each request names its identity itself.
+  const accessOf = createBatcher<{ req: policyPb.GetServiceAccessRequest; ctx: RequestContext }, policyPb.ServiceAccess__Output | undefined>(async (asks) => {
+    const { results } = await runWithContext(contextOfMany(asks.map((a) => a.ctx)), () => policy.getServiceAccesses({ requests: asks.map((a) => a.req) }));
+    return results.map((r) => (r.result === 'notFound' ? undefined : r.access ?? new Error('the policy service answered an access with neither access nor notFound')));
+  });
+
   return {
     /**
      * Which of the services asked about each identity may use, keyed by {@link grantKey}, with
@@ -87,13 +94,16 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>) {
 
     /**
      * What the identity may do with the service, in one call to the policy service (which matches
-     * the edge routers in its read model of them); undefined when the service does not exist, or
-     * with `grantedOnly` when no policy grants it.
+     * the edge routers in its read model of them), shared with the accesses asked meanwhile;
+     * undefined when the service does not exist, or with `grantedOnly` when no policy grants it.
      */
     async access(who: PeerIdentity, serviceId: string, opts: { grantedOnly?: boolean; edgeRouters?: boolean } = {}): Promise<ServiceAccess | undefined> {
-      const a = await orMissing(policy.getServiceAccess({
-        identityId: who.id, roleAttributes: who.roleAttributes, serviceId, grantedOnly: opts.grantedOnly ?? false, edgeRouters: opts.edgeRouters ?? false, edgeRouterCounts: false,
-      }));
+      const a = await accessOf({
+        req: {
+          identityId: who.id, roleAttributes: who.roleAttributes, serviceId, grantedOnly: opts.grantedOnly ?? false, edgeRouters: opts.edgeRouters ?? false, edgeRouterCounts: false,
+        },
+        ctx: currentContext(),
+      });
       if (!a) return undefined;
       return {
         id: a.serviceId, name: a.serviceName, permissions: a.permissions, policies: grantingPolicies(a.policies), checks: checksOf(a.policies),

@@ -4,6 +4,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { precompiled } from '@edge/db';
+import { createBatcher } from '@edge/rpc';
 import { entityFields, field, runList, withCondition, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { Session, SessionType } from '../domain/session.js';
 import type { PolicyFailure } from '../domain/posture.js';
@@ -54,30 +55,73 @@ export interface SessionFilter {
   pairs?: { identityIds: string[]; serviceIds: string[] };
 }
 
+/** What identifies a session besides its id: one per (API session, service, type). */
+interface SessionKey {
+  apiSessionId: string;
+  serviceId: string;
+  type: string;
+}
+
+const keyOf = (k: SessionKey) => `${k.apiSessionId}\u0000${k.serviceId}\u0000${k.type}`;
+
+/** A session as it is written. */
+type NewSession = Omit<Session, 'createdAt' | 'updatedAt'>;
+
+/** The columns a creation writes (the times are the database's). */
+const INSERTED = ['id', 'token', 'api_session_id', 'identity_id', 'service_id', 'service_name', 'type', 'service_policy_ids', 'tags'] as const;
+
 /** Creates the session store over the service's own schema. */
 export function createSessionRecords(db: Kysely<SessionDb>) {
-  // The statements of every session creation: built and compiled once, kept prepared by the server.
-  const existing = precompiled(3, (apiSessionId: string, serviceId: string, type: SessionType) => db.selectFrom('sessions').selectAll()
-    .where('api_session_id', '=', apiSessionId).where('service_id', '=', serviceId).where('type', '=', type));
-  const insert = precompiled(9, (
-    id: string, token: string, apiSessionId: string, identityId: string, serviceId: string, serviceName: string, type: SessionType,
-    servicePolicyIds: string[], tags: string,
-  ) => db.insertInto('sessions').values({
-    id, token, api_session_id: apiSessionId, identity_id: identityId, service_id: serviceId, service_name: serviceName, type,
-    service_policy_ids: servicePolicyIds, tags,
-  }).onConflict((oc) => oc.columns(['api_session_id', 'service_id', 'type']).doNothing()).returningAll());
+  // The statements of every session creation: built and compiled once, kept prepared by the
+  // server. Each answers many creations at once (arrays bound whole, so the SQL is the same for
+  // any number of them).
+  const existing = precompiled(3, (apiSessionIds: string[], serviceIds: string[], types: string[]) => db.selectFrom('sessions').selectAll()
+    .where(sql<boolean>`(api_session_id, service_id, type) in (select * from unnest(${apiSessionIds}::text[], ${serviceIds}::text[], ${types}::text[]))`));
+  const insert = precompiled(1, (rowsJson: string) => db.insertInto('sessions').columns(INSERTED)
+    .expression(sql`select ${sql.join(INSERTED.map((c) => sql.ref(c)))} from jsonb_to_recordset(${rowsJson}::jsonb) as r(
+      id text, token text, api_session_id text, identity_id text, service_id text, service_name text, type text, service_policy_ids text[], tags jsonb)`)
+    .onConflict((oc) => oc.columns(['api_session_id', 'service_id', 'type']).doNothing()).returningAll());
+
+  /** The sessions of many (API session, service, type), in one statement; undefined where none. */
+  const findExistingMany = async (keys: SessionKey[]): Promise<Array<Session | undefined>> => {
+    const rows = await existing(db, keys.map((k) => k.apiSessionId), keys.map((k) => k.serviceId), keys.map((k) => k.type));
+    const found = new Map(rows.map((r) => [keyOf({ apiSessionId: r.api_session_id, serviceId: r.service_id, type: r.type }), toDomain(r)]));
+    return keys.map((k) => found.get(keyOf(k)));
+  };
+
+  /**
+   * Inserts many sessions in one statement. A row whose (API session, service, type) is taken,
+   * by a concurrent twin or by another row of the same statement, is answered with the stored
+   * session (read in one more statement when the twin is not among the rows just inserted).
+   */
+  const createMany = async (sessions: NewSession[]): Promise<Array<Session | Error>> => {
+    const rows = await insert(db, JSON.stringify(sessions.map((s) => ({
+      id: s.id, token: s.token, api_session_id: s.apiSessionId, identity_id: s.identityId, service_id: s.serviceId, service_name: s.serviceName,
+      type: s.type, service_policy_ids: s.servicePolicyIds, tags: s.tags,
+    }))));
+    const stored = new Map(rows.map((r) => [keyOf({ apiSessionId: r.api_session_id, serviceId: r.service_id, type: r.type }), toDomain(r)]));
+    const missing = sessions.filter((s) => !stored.has(keyOf(s)));
+    if (missing.length > 0) {
+      (await findExistingMany(missing)).forEach((twin, i) => {
+        if (twin) stored.set(keyOf(missing[i]!), twin);
+      });
+    }
+    return sessions.map((s) => stored.get(keyOf(s)) ?? new Error(`session ${s.id} was neither inserted nor found`));
+  };
+
+  // Creations arriving together share these statements (see createBatcher).
+  const findBatched = createBatcher(findExistingMany);
+  const createBatched = createBatcher(createMany);
 
   return {
     /** The session of (API session, service, type), if one exists. */
     async findExisting(apiSessionId: string, serviceId: string, type: SessionType): Promise<Session | undefined> {
-      const [r] = await existing(db, apiSessionId, serviceId, type);
-      return r && toDomain(r);
+      return findBatched({ apiSessionId, serviceId, type });
     },
 
-    /** Inserts a session in one statement; a concurrent twin wins and is returned instead. */
-    async create(s: Omit<Session, 'createdAt' | 'updatedAt'>): Promise<Session> {
-      const [inserted] = await insert(db, s.id, s.token, s.apiSessionId, s.identityId, s.serviceId, s.serviceName, s.type, s.servicePolicyIds, JSON.stringify(s.tags));
-      return inserted ? toDomain(inserted) : (await this.findExisting(s.apiSessionId, s.serviceId, s.type))!;
+    /** Inserts a session; a concurrent twin wins and is returned instead. */
+    async create(s: NewSession): Promise<Session> {
+      return createBatched(s);
     },
 
     async get(id: string, identityId = ''): Promise<Session | undefined> {

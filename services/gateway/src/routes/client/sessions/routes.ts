@@ -3,6 +3,8 @@
  * and deletes its own (an admin: everyone's, as OpenZiti's PublicQueryForIdentity).
  */
 import { empty, ok } from '@edge/envelope';
+import type { session } from '@edge/proto';
+import { contextOfMany, createBatcher, currentContext, decodeZitiError, encodePrincipal, runWithContext, type RequestContext } from '@edge/rpc';
 import { parseBody } from '@edge/schemas';
 import type { Clients } from '../../../clients.js';
 import type { Principal } from '../../../http/session-cache.js';
@@ -12,6 +14,24 @@ import { listBody, listQuery } from '../../shared/list.js';
 import { renderSession } from './map.js';
 import { sessionCreate } from './schemas.js';
 
+/** One session creation and the context of the request asking for it. */
+interface Creation {
+  request: session.CreateSessionRequest;
+  ctx: RequestContext;
+}
+
+const NO_PRINCIPAL = Buffer.alloc(0);
+
+/**
+ * One item's answer: the session, or the error the session service gave for it (raised as a
+ * single CreateSession would raise it: same code, status and cause); an error it could not
+ * explain is an unexpected one (500).
+ */
+function resultOf(r: session.CreateSessionResult__Output): session.Session__Output | Error {
+  if (r.result === 'session' && r.session) return r.session;
+  return (r.error && decodeZitiError(r.error)) || new Error('the session service could not create a session');
+}
+
 /** Whose sessions the caller sees: its own, or every one for an admin ('' = no restriction). */
 const scope = (principal: Principal | undefined) => (principal!.isAdmin ? '' : principal!.apiSession!.identityId);
 
@@ -19,11 +39,23 @@ const scope = (principal: Principal | undefined) => (principal!.isAdmin ? '' : p
 export function registerClientSessionRoutes(route: Router, base: string, clients: Clients): void {
   const url = `${base}/sessions`;
 
+  // Creations arriving together (SDKs dialing many services at once) share one call; each
+  // carries the principal and request id of its own request.
+  const create = createBatcher<Creation, session.Session__Output>(async (creations) => {
+    const { results } = await runWithContext(contextOfMany(creations.map((c) => c.ctx)), () => clients.session.createSessions({
+      items: creations.map(({ request, ctx }) => ({ request, principal: ctx.principal ? encodePrincipal(ctx.principal) : NO_PRINCIPAL, requestId: ctx.requestId })),
+    }));
+    return results.map(resultOf);
+  });
+
   route('POST', url, 'session', async (req, principal) => {
     const body = parseBody(sessionCreate, req.body);
-    const s = await clients.session.createSession({
-      apiSessionId: principal!.apiSession!.id, identityId: principal!.apiSession!.identityId,
-      serviceId: body.serviceId, type: body.type ?? 'Dial', tagsJson: JSON.stringify(body.tags ?? {}),
+    const s = await create({
+      request: {
+        apiSessionId: principal!.apiSession!.id, identityId: principal!.apiSession!.identityId,
+        serviceId: body.serviceId, type: body.type ?? 'Dial', tagsJson: JSON.stringify(body.tags ?? {}),
+      },
+      ctx: currentContext(),
     });
     return { status: 201, body: ok(renderSession(s)) };
   }, { body: sessionCreate, status: 201 });

@@ -1,0 +1,97 @@
+/**
+ * Micro-batching: calls that arrive while earlier ones are still being answered share one round
+ * trip. A call made while fewer than `maxInFlight` batches are out goes at once, alone, so a call
+ * arriving by itself waits for nothing; the calls arriving while the limit is reached wait, and
+ * go together as the next batch as soon as one settles.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { RequestContext } from './context.js';
+
+/** Options of {@link createBatcher}. */
+export interface BatcherOptions {
+  /** Items in one batch at most (default 64). */
+  maxBatch?: number;
+  /** Batches sent and not yet settled at most (default 2). */
+  maxInFlight?: number;
+}
+
+interface Waiting<I, O> {
+  item: I;
+  /** Runs a function in the async context the call was made in (request, trace). */
+  within: <R>(fn: () => R) => R;
+  resolve: (value: O) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * A function sending `item` through `send` with the items of other calls made meanwhile.
+ * `send` answers one result per item, in order: a value, or an `Error` rejecting that item only;
+ * when it rejects (or answers a result array of another length), every item of the batch rejects.
+ *
+ * `send` runs in the async context (request context, trace) of the batch's first call: when it
+ * calls other services for many callers, it sets the request context itself (see
+ * {@link contextOfMany}).
+ */
+export function createBatcher<I, O>(send: (items: I[]) => Promise<Array<O | Error>>, opts: BatcherOptions = {}): (item: I) => Promise<O> {
+  const maxBatch = Math.max(1, opts.maxBatch ?? 64);
+  const maxInFlight = Math.max(1, opts.maxInFlight ?? 2);
+  const waiting: Array<Waiting<I, O>> = [];
+  let inFlight = 0;
+
+  const settle = (batch: Array<Waiting<I, O>>, results: Array<O | Error>) => {
+    if (!Array.isArray(results) || results.length !== batch.length) {
+      const err = new Error(`a batch of ${batch.length} was answered with ${Array.isArray(results) ? results.length : 'no'} results`);
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const r = results[i];
+      if (r instanceof Error) w.reject(r);
+      else w.resolve(r as O);
+    });
+  };
+
+  const dispatch = (batch: Array<Waiting<I, O>>) => {
+    inFlight++;
+    let sent: Promise<Array<O | Error>>;
+    try {
+      sent = batch[0]!.within(() => send(batch.map((w) => w.item)));
+    } catch (err) {
+      sent = Promise.reject(err);
+    }
+    Promise.resolve(sent).then(
+      (results) => {
+        inFlight--;
+        settle(batch, results);
+        next();
+      },
+      (err: unknown) => {
+        inFlight--;
+        for (const w of batch) w.reject(err);
+        next();
+      },
+    );
+  };
+
+  const next = () => {
+    while (inFlight < maxInFlight && waiting.length > 0) dispatch(waiting.splice(0, maxBatch));
+  };
+
+  return (item) => new Promise<O>((resolve, reject) => {
+    waiting.push({ item, resolve, reject, within: AsyncLocalStorage.snapshot() });
+    next();
+  });
+}
+
+/**
+ * The context of one call made for many requests: the first one's request id (the logs of the
+ * call name one of them), no actor or principal (the call acts for nobody in particular: each
+ * item names its own), and the latest of their deadlines (none when one has none), so the call
+ * is not cut short for the requests still listening.
+ */
+export function contextOfMany(contexts: readonly RequestContext[]): RequestContext {
+  let deadline: number | undefined = 0;
+  for (const c of contexts) deadline = c.deadline === undefined || deadline === undefined ? undefined : Math.max(deadline, c.deadline);
+  return { requestId: contexts[0]?.requestId ?? randomUUID(), ...(deadline ? { deadline } : {}) };
+}
