@@ -16,18 +16,30 @@ const drain = () => new Promise((r) => setImmediate(r));
 const outcome = (p: Promise<string>) => p.then((value) => ({ value }), (error: Error) => ({ error: error.message }));
 
 describe('createBatcher', () => {
-  it('sends a call at once, alone, while fewer batches than maxInFlight are out', () => {
+  it('sends a call alone at the end of its turn while fewer batches than maxInFlight are out', async () => {
     const { sent, call } = held({ maxInFlight: 2 });
     void call('a');
+    await drain();
     expect(sent.map((s) => s.items)).toEqual([['a']]);
     void call('b');
+    await drain();
     expect(sent.map((s) => s.items)).toEqual([['a'], ['b']]);
+  });
+
+  it('sends the calls of one turn together, however many batches could go', async () => {
+    const { sent, call } = held({ maxInFlight: 2 });
+    ['a', 'b', 'c'].forEach((x) => void call(x));
+    expect(sent).toEqual([]);
+    await drain();
+    expect(sent.map((s) => s.items)).toEqual([['a', 'b', 'c']]);
   });
 
   it('holds the calls made at the limit and sends them together when a batch settles, at most maxBatch at a time', async () => {
     const { sent, call } = held({ maxInFlight: 1, maxBatch: 3 });
     const first = call('a');
+    await drain();
     const rest = ['b', 'c', 'd', 'e'].map(call);
+    await drain();
     expect(sent.map((s) => s.items)).toEqual([['a']]);
     sent[0]!.answer(['A']);
     expect(await first).toBe('A');
@@ -47,6 +59,7 @@ describe('createBatcher', () => {
   it('rejects only the item an Error stands for', async () => {
     const { sent, call } = held({ maxInFlight: 1 });
     void call('a');
+    await drain();
     const calls = ['b', 'c', 'd'].map((x) => outcome(call(x)));
     sent[0]!.answer(['A']);
     await drain();
@@ -57,6 +70,7 @@ describe('createBatcher', () => {
   it('rejects every item of a batch whose send rejects, with its error, and goes on with the next batch', async () => {
     const { sent, call } = held({ maxInFlight: 1 });
     const first = outcome(call('a'));
+    await drain();
     const batch = ['b', 'c'].map((x) => outcome(call(x)));
     sent[0]!.answer(['A']);
     await drain();
@@ -64,6 +78,7 @@ describe('createBatcher', () => {
     expect(await first).toEqual({ value: 'A' });
     expect(await Promise.all(batch)).toEqual([{ error: 'unreachable' }, { error: 'unreachable' }]);
     const after = call('d');
+    await drain();
     sent[2]!.answer(['D']);
     expect(await after).toBe('D');
   });
@@ -71,6 +86,7 @@ describe('createBatcher', () => {
   it('rejects every item when the results are not one per item', async () => {
     const { sent, call } = held({ maxInFlight: 1 });
     void call('a');
+    await drain();
     const batch = ['b', 'c'].map((x) => outcome(call(x)));
     sent[0]!.answer(['A']);
     await drain();
@@ -88,8 +104,11 @@ describe('createBatcher', () => {
       return call(items.join('+')).then((r) => items.map(() => r));
     }, { maxInFlight: 1 });
     const first = runWithContext({ requestId: 'r1' }, () => traced('a'));
+    await drain();
+    await drain();
     const rest = ['r2', 'r3'].map((requestId, i) => runWithContext({ requestId }, () => traced(['b', 'c'][i]!)));
     sent[0]!.answer(['A']);
+    await drain();
     await drain();
     sent[1]!.answer(['BC']);
     expect(await Promise.all([first, ...rest])).toEqual(['A', 'BC', 'BC']);

@@ -1,8 +1,10 @@
 /**
- * Micro-batching: calls that arrive while earlier ones are still being answered share one round
- * trip. A call made while fewer than `maxInFlight` batches are out goes at once, alone, so a call
- * arriving by itself waits for nothing; the calls arriving while the limit is reached wait, and
- * go together as the next batch as soon as one settles.
+ * Micro-batching: calls that arrive together, or while earlier ones are still being answered,
+ * share one round trip. The calls made in one turn of the event loop go together at its end
+ * while fewer than `maxInFlight` batches are out, so a call arriving by itself waits for nothing
+ * but that turn, and the many calls one batch fans out into (each item's look-up) go as one
+ * batch, not as a first alone and the rest after it; the calls arriving while the limit is
+ * reached wait, and go together as the next batch as soon as one settles.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
@@ -15,6 +17,9 @@ export interface BatcherOptions {
   /** Batches sent and not yet settled at most (default 2). */
   maxInFlight?: number;
 }
+
+/** Runs a function in the current context (of a call that opens no batch, whose context is not kept). */
+const runNow = <R>(fn: () => R): R => fn();
 
 interface Waiting<I, O> {
   item: I;
@@ -78,9 +83,19 @@ export function createBatcher<I, O>(send: (items: I[]) => Promise<Array<O | Erro
     while (inFlight < maxInFlight && waiting.length > 0) dispatch(waiting.splice(0, maxBatch));
   };
 
-  return (item) => new Promise<O>((resolve, reject) => {
-    waiting.push({ item, resolve, reject, within: AsyncLocalStorage.snapshot() });
+  let scheduled = false;
+  const atTurnEnd = () => {
+    scheduled = false;
     next();
+  };
+
+  return (item) => new Promise<O>((resolve, reject) => {
+    // The async context is kept only for a call that will open a batch (a snapshot costs more than the rest of a call here).
+    waiting.push({ item, resolve, reject, within: waiting.length % maxBatch === 0 ? AsyncLocalStorage.snapshot() : runNow });
+    if (!scheduled && inFlight < maxInFlight) {
+      scheduled = true;
+      setImmediate(atTurnEnd);
+    }
   });
 }
 
