@@ -1,7 +1,7 @@
 /**
  * Every query on sessions and failed service requests.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Compilable, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { precompiled } from '@edge/db';
 import { createBatcher } from '@edge/rpc';
@@ -75,8 +75,18 @@ export function createSessionRecords(db: Kysely<SessionDb>) {
   // The statements of every session creation: built and compiled once, kept prepared by the
   // server. Each answers many creations at once (arrays bound whole, so the SQL is the same for
   // any number of them).
-  const existing = precompiled(3, (apiSessionIds: string[], serviceIds: string[], types: string[]) => db.selectFrom('sessions').selectAll()
-    .where(sql<boolean>`(api_session_id, service_id, type) in (select * from unnest(${apiSessionIds}::text[], ${serviceIds}::text[], ${types}::text[]))`));
+  // Each key by the unique index, whatever the plan a connection cached while the table was small
+  // (a lateral subquery kept apart by `offset 0`: a semi-join could turn into a scan of every session).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const d = db as any;
+  const existing = precompiled(3, (apiSessionIds: string[], serviceIds: string[], types: string[]): Compilable<Selectable<SessionsTable>> => d
+    .selectFrom(d.selectNoFrom([
+      sql`unnest(${apiSessionIds}::text[])`.as('a'), sql`unnest(${serviceIds}::text[])`.as('s'), sql`unnest(${types}::text[])`.as('t'),
+    ]).as('k'))
+    .innerJoinLateral((eb: typeof d) => eb.selectFrom('sessions').selectAll()
+      .whereRef('sessions.api_session_id', '=', 'k.a').whereRef('sessions.service_id', '=', 'k.s').whereRef('sessions.type', '=', 'k.t')
+      .offset(0).as('x'), (j: typeof d) => j.onTrue())
+    .selectAll('x'));
   const insert = precompiled(1, (rowsJson: string) => db.insertInto('sessions').columns(INSERTED)
     .expression(sql`select ${sql.join(INSERTED.map((c) => sql.ref(c)))} from jsonb_to_recordset(${rowsJson}::jsonb) as r(
       id text, token text, api_session_id text, identity_id text, service_id text, service_name text, type text, service_policy_ids text[], tags jsonb)`)
