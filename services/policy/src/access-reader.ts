@@ -34,12 +34,24 @@ const ATTEMPTS = 3;
 /** Parts of one kind by key, each under its version. */
 function partCache<T extends { version: number }>(load: (key: string) => Promise<T>, max: number) {
   const kept = new Map<string, T>();
+  // Reads under way, shared by the accesses that need the same part (one SDK dialing many services).
+  const reading = new Map<string, Promise<T>>();
+  const read = (key: string): Promise<T> => {
+    let pending = reading.get(key);
+    if (!pending) {
+      pending = load(key).finally(() => reading.delete(key));
+      reading.set(key, pending);
+    }
+    return pending;
+  };
   return {
     /** The part for `key` of version `version` or newer: kept, or read now. */
     async atLeast(key: string, version: number): Promise<T> {
       const hit = kept.get(key);
       if (hit && hit.version >= version) return hit;
-      const part = await load(key);
+      let part = await read(key);
+      // A read that began before the version was: read again.
+      if (part.version < version) part = await load(key);
       const now = kept.get(key);
       if (!now || now.version <= part.version) {
         kept.delete(key);
