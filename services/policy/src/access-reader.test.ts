@@ -77,6 +77,25 @@ describe('the access reader', () => {
     expect(reads).toMatchObject({ identity: 2, service: 1 });
   });
 
+  it('keeps at most maxParts parts of a kind and maxRouters routers, the oldest going first', async () => {
+    const { store, reads } = fakeStore({ version: 1 });
+    store.routers = async (ids) => {
+      reads.routers++;
+      return { version: 1, routers: ids.map((id) => ({ id }) as never) };
+    };
+    const reader = createAccessReader(store, { maxParts: 2, maxRouters: 1 });
+    const wanted = { routers: true, counts: false };
+    for (const id of ['s1', 's2', 's3', 's1']) await reader.read(caller, id, wanted);
+    // s1 went when s3 came; the one-router list is kept, a list of two would not be.
+    expect(reads).toMatchObject({ service: 4, routers: 1 });
+    store.identity = async () => ({ version: 1, policyTypes: new Map([['p1', 'Dial']]), routerIds: new Set(['r1', 'r2']) });
+    store.service = async (id) => ({ version: 1, service: { id, name: id }, policies: [{ id: 'p1', name: 'p1', type: 'Dial', checks: [] }], routerIds: new Set(['r1', 'r2']) });
+    const other = { identityId: 'i9', roleAttributes: [] };
+    expect((await reader.read(other, 's4', wanted))?.routers?.edgeRouters).toHaveLength(2);
+    await reader.read(other, 's4', wanted);
+    expect(reads.routers).toBe(3);
+  });
+
   it('reads no edge router when nothing is granted and only a grant is wanted', async () => {
     const { store, reads } = fakeStore({ version: 1 });
     const reader = createAccessReader(store);

@@ -24,16 +24,26 @@ export interface ModelRoutersWanted {
 }
 
 export interface AccessReaderOptions {
-  /** The most parts of each kind kept; the oldest go first. */
+  /** The most identity parts and service parts kept, each; the oldest go first. */
   maxParts?: number;
+  /** The most edge routers kept across the router lists (a list weighs as many as it holds). */
+  maxRouters?: number;
 }
 
 /** Reads tried with parts of differing versions before one falls back to the one-statement read. */
 const ATTEMPTS = 3;
 
-/** Parts of one kind by key, each under its version. */
-function partCache<T extends { version: number }>(load: (key: string) => Promise<T>, max: number) {
-  const kept = new Map<string, T>();
+/**
+ * Parts of one kind by key, each under its version, at most `maxWeight` of them by `weigh` (the
+ * oldest go first).
+ */
+function partCache<T extends { version: number }>(load: (key: string) => Promise<T>, maxWeight: number, weigh: (part: T) => number = () => 1) {
+  const kept = new Map<string, { part: T; weight: number }>();
+  let weight = 0;
+  const drop = (key: string) => {
+    const e = kept.get(key);
+    if (e && kept.delete(key)) weight -= e.weight;
+  };
   // Reads under way, shared by the accesses that need the same part (one SDK dialing many services).
   const reading = new Map<string, Promise<T>>();
   const read = (key: string): Promise<T> => {
@@ -47,22 +57,24 @@ function partCache<T extends { version: number }>(load: (key: string) => Promise
   return {
     /** The part for `key` of version `version` or newer: kept, or read now. */
     async atLeast(key: string, version: number): Promise<T> {
-      const hit = kept.get(key);
+      const hit = kept.get(key)?.part;
       if (hit && hit.version >= version) return hit;
       let part = await read(key);
       // A read that began before the version was: read again.
       if (part.version < version) part = await load(key);
-      const now = kept.get(key);
-      if (!now || now.version <= part.version) {
-        kept.delete(key);
-        if (kept.size >= max) kept.delete(kept.keys().next().value!);
-        kept.set(key, part);
+      const now = kept.get(key)?.part;
+      const w = Math.max(1, weigh(part));
+      if ((!now || now.version <= part.version) && w <= maxWeight) {
+        drop(key);
+        while (weight + w > maxWeight) drop(kept.keys().next().value!);
+        kept.set(key, { part, weight: w });
+        weight += w;
       }
       return part;
     },
     /** Forgets the parts older than `version`: they will not be used again. */
     forgetBefore(version: number) {
-      for (const [key, part] of kept) if (part.version < version) kept.delete(key);
+      for (const [key, e] of kept) if (e.part.version < version) drop(key);
     },
   };
 }
@@ -77,7 +89,7 @@ export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOp
     return store.identity(identityId!, roleAttributes);
   }, max);
   const services = partCache<ServicePart>((id) => store.service(id), max);
-  const routers = partCache<RouterList>((key) => store.routers(key === '' ? [] : key.split('\u0000')), max);
+  const routers = partCache<RouterList>((key) => store.routers(key === '' ? [] : key.split('\u0000')), opts.maxRouters ?? 100_000, (list) => list.routers.length);
 
   // The version read shared by the reads of one turn: started after each of them arrived, so none
   // is answered from a state older than its own arrival.
