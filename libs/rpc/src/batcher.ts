@@ -8,6 +8,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
 import type { RequestContext } from './context.js';
 
 /** Options of {@link createBatcher}. */
@@ -109,4 +110,25 @@ export function contextOfMany(contexts: readonly RequestContext[]): RequestConte
   let deadline: number | undefined = 0;
   for (const c of contexts) deadline = c.deadline === undefined || deadline === undefined ? undefined : Math.max(deadline, c.deadline);
   return { requestId: contexts[0]?.requestId ?? randomUUID(), ...(deadline ? { deadline } : {}) };
+}
+
+/** Whether a call failed because the service does not know the method: a replica of an older version. */
+export function isUnimplemented(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === grpc.status.UNIMPLEMENTED;
+}
+
+/**
+ * A batch's send that falls back to one call per item when the service answers the batched
+ * method as unknown: during a rolling upgrade, a replica of the version before that method
+ * still serves the single one. Each item's error is answered at its position.
+ */
+export function orOneByOne<I, O>(batch: (items: I[]) => Promise<Array<O | Error>>, one: (item: I) => Promise<O>): (items: I[]) => Promise<Array<O | Error>> {
+  return async (items) => {
+    try {
+      return await batch(items);
+    } catch (err) {
+      if (!isUnimplemented(err)) throw err;
+      return Promise.all(items.map((item) => one(item).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+    }
+  };
 }

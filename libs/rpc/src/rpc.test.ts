@@ -4,7 +4,7 @@ import { contracts, type PkiServiceClient, type PkiServiceHandlers } from '@edge
 import { ZitiError, fieldError, isZitiError } from '@edge/errors';
 import { silentLogger } from '@edge/logging';
 import { processMetrics } from '@edge/metrics';
-import { createRpcClient, createRpcServer, currentContext, runWithContext, stubHandlers, type RpcClient } from './index.js';
+import { createRpcClient, createRpcServer, currentContext, isUnimplemented, orOneByOne, runWithContext, stubHandlers, type RpcClient } from './index.js';
 
 let mode = 'ok';
 /** Settles once the last slow handler has returned (its call was abandoned long before). */
@@ -35,13 +35,38 @@ beforeAll(async () => {
   const port = await server.listen('127.0.0.1:0');
   server.setServing(true);
   client = createRpcClient(contracts.pki(), `127.0.0.1:${port}`, { deadlineMs: 2000 });
+  address = `127.0.0.1:${port}`;
 });
+let address = '';
 afterAll(async () => {
   client.close();
   await server.stop(100);
 });
 
 describe('rpc', () => {
+  it('tells a method the server does not know (an older version of it), and a batch falls back to single calls on it', async () => {
+    // This server serves the pki contract only: to a session client, every method is unknown.
+    const older = createRpcClient(contracts.session(), address, { deadlineMs: 2000 });
+    try {
+      const err = await older.createSessions({ items: [] }).catch((e: unknown) => e);
+      expect(isUnimplemented(err)).toBe(true);
+      expect(isUnimplemented(await older.getSession({ id: 'x', identityId: '' }).catch((e: unknown) => e))).toBe(true);
+      const send = orOneByOne<string, string>(async () => { throw err; }, async (item) => {
+        if (item === 'bad') throw fieldError('serviceId', 'is required', '');
+        return item.toUpperCase();
+      });
+      const results = await send(['a', 'bad', 'c']);
+      expect(results.slice(0, 1).concat(results.slice(2))).toEqual(['A', 'C']);
+      expect(results[1]).toMatchObject({ code: 'COULD_NOT_VALIDATE' });
+      // Any other failure of the batch is the batch's.
+      const down = orOneByOne<string, string>(async () => { throw fieldError('x', 'bad', ''); }, async (item) => item);
+      await expect(down(['a'])).rejects.toMatchObject({ code: 'COULD_NOT_VALIDATE' });
+      expect(isUnimplemented(fieldError('x', 'bad', ''))).toBe(false);
+    } finally {
+      older.close();
+    }
+  });
+
   it('carries the request id and actor to the handler', async () => {
     mode = 'ok';
     await runWithContext({ requestId: 'req-1', actorId: 'id-9' }, () => client.getServerTls({}));

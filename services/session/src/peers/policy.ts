@@ -4,7 +4,7 @@
  * gRPC, never read from its schema.
  */
 import type { PolicyServiceClient, common, policy as policyPb } from '@edge/proto';
-import { allPages, contextOfMany, createBatcher, currentContext, orMissing, runWithContext, type RequestContext, type RpcClient } from '@edge/rpc';
+import { allPages, contextOfMany, createBatcher, currentContext, orMissing, orOneByOne, runWithContext, type RequestContext, type RpcClient } from '@edge/rpc';
 import type { GrantingPolicy, PostureCheckDef } from '../domain/posture.js';
 import { checksOf, grantingPolicies } from '../posture-definition.js';
 import { everything, idIn, PAGE, type RoleSelection } from './common.js';
@@ -62,11 +62,12 @@ export const grantKey = (identityId: string, serviceId: string) => `${identityId
 /** The policy service's answers, over its client. */
 export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>) {
   // Accesses asked together (session creations arriving at once) share one call; the call acts
-  // for none of their callers, each request names its identity itself.
-  const accessOf = createBatcher<{ req: policyPb.GetServiceAccessRequest; ctx: RequestContext }, policyPb.ServiceAccess__Output | undefined>(async (asks) => {
+  // for none of their callers, each request names its identity itself. A policy service of the
+  // version before GetServiceAccesses (a rolling upgrade) is asked one access at a time instead.
+  const accessOf = createBatcher<{ req: policyPb.GetServiceAccessRequest; ctx: RequestContext }, policyPb.ServiceAccess__Output | undefined>(orOneByOne(async (asks) => {
     const { results } = await runWithContext(contextOfMany(asks.map((a) => a.ctx)), () => policy.getServiceAccesses({ requests: asks.map((a) => a.req) }));
     return results.map((r) => (r.result === 'notFound' ? undefined : r.access ?? new Error('the policy service answered an access with neither access nor notFound')));
-  });
+  }, ({ req, ctx }) => runWithContext(ctx, () => orMissing(policy.getServiceAccess(req)))));
 
   return {
     /**

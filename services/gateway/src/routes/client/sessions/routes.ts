@@ -4,7 +4,7 @@
  */
 import { empty, ok } from '@edge/envelope';
 import type { session } from '@edge/proto';
-import { contextOfMany, createBatcher, currentContext, decodeZitiError, encodePrincipal, runWithContext, type RequestContext } from '@edge/rpc';
+import { contextOfMany, createBatcher, currentContext, decodeZitiError, encodePrincipal, orOneByOne, runWithContext, type RequestContext } from '@edge/rpc';
 import { parseBody } from '@edge/schemas';
 import type { Clients } from '../../../clients.js';
 import type { Principal } from '../../../http/session-cache.js';
@@ -40,13 +40,14 @@ export function registerClientSessionRoutes(route: Router, base: string, clients
   const url = `${base}/sessions`;
 
   // Creations arriving together (SDKs dialing many services at once) share one call; each
-  // carries the principal and request id of its own request.
-  const create = createBatcher<Creation, session.Session__Output>(async (creations) => {
+  // carries the principal and request id of its own request. A session service of the version
+  // before CreateSessions (a rolling upgrade) is asked one CreateSession per request instead.
+  const create = createBatcher<Creation, session.Session__Output>(orOneByOne(async (creations) => {
     const { results } = await runWithContext(contextOfMany(creations.map((c) => c.ctx)), () => clients.session.createSessions({
       items: creations.map(({ request, ctx }) => ({ request, principal: ctx.principal ? encodePrincipal(ctx.principal) : NO_PRINCIPAL, requestId: ctx.requestId })),
     }));
     return results.map(resultOf);
-  });
+  }, ({ request, ctx }) => runWithContext(ctx, () => clients.session.createSession(request))));
 
   route('POST', url, 'session', async (req, principal) => {
     const body = parseBody(sessionCreate, req.body);
