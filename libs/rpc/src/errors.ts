@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { ZitiError, isConnectionFailure, isZitiError, unavailable } from '@edge/errors';
+import type { Logger } from '@edge/logging';
 
 /** Metadata key carrying the OpenZiti error across gRPC (binary: values may be any UTF-8). */
 export const ZITI_ERROR_KEY = 'ziti-error-bin';
@@ -24,6 +25,18 @@ function grpcStatusFor(httpStatus: number): grpc.status {
 export function classifyHandlerError(err: unknown, service: string): unknown {
   if (isZitiError(err) || !isConnectionFailure(err)) return err;
   return unavailable(`a dependency of the ${service} service`, err);
+}
+
+/**
+ * A handler's error as it is answered (see {@link classifyHandlerError}), logged where the answer
+ * hides it: an unexpected error whole, an UNAVAILABLE's cause (the caller learns only that
+ * something is unavailable; the log says what and where).
+ */
+export function answeredHandlerError(thrown: unknown, service: string, log: Logger, where: { method: string; requestId: string }): unknown {
+  const err = classifyHandlerError(thrown, service);
+  if (!isZitiError(err)) log.error({ err, ...where }, 'unhandled error in gRPC handler');
+  else if (err.code === 'UNAVAILABLE' && err.cause !== undefined) log.warn({ err: err.cause, ...where }, 'answered UNAVAILABLE');
+  return err;
 }
 
 /**

@@ -4,7 +4,7 @@
  * from the controller's service CA (mesh-credentials.ts, join.ts).
  */
 export { runWithContext, handleWithContext, withDeadline, detached, currentContext, type RequestContext } from './context.js';
-export { toServiceError, fromServiceError, classifyHandlerError, encodeZitiError, decodeZitiError, ZITI_ERROR_KEY } from './errors.js';
+export { toServiceError, fromServiceError, classifyHandlerError, answeredHandlerError, encodeZitiError, decodeZitiError, ZITI_ERROR_KEY } from './errors.js';
 export { createRpcServer, DEFAULT_MAX_CONNECTION_AGE_MS, type RpcServer, type RpcServerOptions, type AsyncHandlers } from './server.js';
 export { createRpcClient, waitForHealthy, outgoingDeadline, CHANNEL_OPTIONS, DEADLINE_MARGIN_MS, type RpcClient, type RpcClientOptions, type CallOptions } from './client.js';
 export { createMeshCredentials, useMeshCredentials, processMeshCredentials, meshServerName, hasVerifiedPeer, MESH_DOMAIN, type MeshCredentials, type MeshCertificate, type Validity } from './mesh-credentials.js';

@@ -5,7 +5,7 @@ import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import { processMetrics, secondsSince } from '@edge/metrics';
 import { runWithContext, type RequestContext } from './context.js';
-import { classifyHandlerError, toServiceError } from './errors.js';
+import { answeredHandlerError, toServiceError } from './errors.js';
 import { bindAddress, recordBound } from './local.js';
 import { incomingRequestContext, incomingTraceContext } from './metadata.js';
 import { hasVerifiedPeer, processMeshCredentials, type MeshCredentials } from './mesh-credentials.js';
@@ -120,14 +120,8 @@ export function createRpcServer(name: string, log: Logger, options: RpcServerOpt
         },
         (thrown: unknown) => {
           ctx.deadline = undefined;
-          const err = classifyHandlerError(thrown, name);
-          if (!isZitiError(err)) {
-            log.error({ err, method, requestId: ctx.requestId }, 'unhandled error in gRPC handler');
-            span?.setStatus({ code: SpanStatusCode.ERROR });
-          } else if (err.code === 'UNAVAILABLE' && err.cause !== undefined) {
-            // The client is told only that something is unavailable; the log says what and where.
-            log.warn({ err: err.cause, method, requestId: ctx.requestId }, 'answered UNAVAILABLE');
-          }
+          const err = answeredHandlerError(thrown, name, log, { method, requestId: ctx.requestId });
+          if (!isZitiError(err)) span?.setStatus({ code: SpanStatusCode.ERROR });
           span?.end();
           const serviceError = toServiceError(err);
           metrics.grpcHandled(grpcService, method, grpc.status[serviceError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN', secondsSince(started));

@@ -5,7 +5,7 @@ import { listMeta, listParams, planList } from '@edge/zitiql';
 import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { session as pb } from '@edge/proto';
-import { classifyHandlerError, decodePrincipal, encodeZitiError, runWithContext, type RequestContext } from '@edge/rpc';
+import { answeredHandlerError, decodePrincipal, encodeZitiError, runWithContext, type RequestContext } from '@edge/rpc';
 import type { Sessions, SessionView } from '../sessions.js';
 import { SESSION_FIELDS, type SessionRecords } from '../store/session.js';
 
@@ -30,16 +30,10 @@ function itemContext(item: pb.CreateSessionsItem__Output, batch: RequestContext)
 }
 
 export function createSessionRpcHandlers(sessions: Sessions, records: SessionRecords, log: Logger) {
-  /** An item's error as CreateSession would have answered it: a ZitiError as is, anything else unexplained (and logged). */
+  /** An item's error as CreateSession would have answered (and logged) it: a ZitiError as is, anything else unexplained. */
   const itemError = (thrown: unknown, requestId: string): Buffer => {
-    const err = classifyHandlerError(thrown, 'session');
-    if (isZitiError(err)) {
-      // As the gRPC server does: the caller learns only that something is unavailable, the log says what.
-      if (err.code === 'UNAVAILABLE' && err.cause !== undefined) log.warn({ err: err.cause, method: 'CreateSessions', requestId }, 'answered UNAVAILABLE');
-      return encodeZitiError(err);
-    }
-    log.error({ err, method: 'CreateSessions', requestId }, 'unhandled error in gRPC handler');
-    return Buffer.alloc(0);
+    const err = answeredHandlerError(thrown, 'session', log, { method: 'CreateSessions', requestId });
+    return isZitiError(err) ? encodeZitiError(err) : Buffer.alloc(0);
   };
 
   return {
