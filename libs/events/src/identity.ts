@@ -28,9 +28,12 @@ export interface IdentityEvent {
   updatedAt: string;
 }
 
+/** The methods of the enrollments an identity may be created with, one of each at most. */
+export const ENROLLMENT_ASK_METHODS = ['ott', 'ottca', 'updb'] as const;
+
 /** An enrollment an identity was created with (identityCreate.enrollment), as the pki service makes it. */
 export interface EnrollmentAsk {
-  method: 'ott' | 'ottca' | 'updb';
+  method: (typeof ENROLLMENT_ASK_METHODS)[number];
   /** The CA of an ottca enrollment. */
   caId?: string;
   /** The username of a updb enrollment. */

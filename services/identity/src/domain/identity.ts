@@ -2,7 +2,7 @@
  * Identity rules that do not depend on storage or transport.
  */
 import { ZitiError, fieldError } from '@edge/errors';
-import type { EnrollmentAsk } from '@edge/events';
+import { ENROLLMENT_ASK_METHODS, type EnrollmentAsk } from '@edge/events';
 
 export type Precedence = 'default' | 'required' | 'failed';
 export type Json = Record<string, unknown>;
@@ -95,7 +95,7 @@ export function validateIdentityInput(input: IdentityInput): void {
   }
 }
 
-const ENROLLMENT_METHODS: ReadonlySet<string> = new Set(['ott', 'ottca', 'updb']);
+const ENROLLMENT_METHODS: ReadonlySet<string> = new Set(ENROLLMENT_ASK_METHODS);
 
 /**
  * The enrollments a new identity is created with, checked for their method only (one of each at
@@ -104,7 +104,7 @@ const ENROLLMENT_METHODS: ReadonlySet<string> = new Set(['ott', 'ottca', 'updb']
 export function validateEnrollmentAsks(asks: ReadonlyArray<{ method: string; caId?: string; username?: string }>): EnrollmentAsk[] {
   const seen = new Set<string>();
   return asks.map(({ method, caId, username }) => {
-    if (!ENROLLMENT_METHODS.has(method)) throw fieldError('enrollment', 'must be one of ott, ottca, updb', method);
+    if (!ENROLLMENT_METHODS.has(method)) throw fieldError('enrollment', `must be one of ${ENROLLMENT_ASK_METHODS.join(', ')}`, method);
     if (seen.has(method)) throw fieldError('enrollment', 'one enrollment per method', method);
     seen.add(method);
     return { method: method as EnrollmentAsk['method'], ...(caId !== undefined ? { caId } : {}), ...(username !== undefined ? { username } : {}) };
