@@ -84,7 +84,7 @@ describe('the access reader', () => {
       return { version: 1, routers: ids.map((id) => ({ id }) as never) };
     };
     const reader = createAccessReader(store, { maxParts: 2, maxRouters: 1 });
-    const wanted = { routers: true, counts: false };
+    const wanted = { from: 'model' as const, routers: true, counts: false };
     for (const id of ['s1', 's2', 's3', 's1']) await reader.read(caller, id, wanted);
     // s1 went when s3 came; the one-router list is kept, a list of two would not be.
     expect(reads).toMatchObject({ service: 4, routers: 1 });
@@ -101,7 +101,7 @@ describe('the access reader', () => {
     const reader = createAccessReader(store);
     const ungranted = { identityId: 'i2', roleAttributes: [] };
     store.identity = async () => ({ version: 1, policyTypes: new Map(), routerIds: new Set(['r1']) });
-    const answer = await reader.read(ungranted, 's1', { routers: true, counts: false }, true);
+    const answer = await reader.read(ungranted, 's1', { from: 'model' as const, routers: true, counts: false }, true);
     expect(answer?.grant.permissions).toEqual([]);
     expect(reads.routers).toBe(0);
   });

@@ -13,15 +13,12 @@
  * what the one-statement read would have answered at that version. A change made by any replica,
  * or behind every replica's back, is seen by the next read.
  */
-import type { AccessRead, ServiceGrant } from './store/access.js';
+import type { AccessRead, RoutersWanted, ServiceGrant } from './store/access.js';
 import type { AccessPartsStore, IdentityPart, RouterList, ServicePart } from './store/access-parts.js';
 import type { Caller } from './store/evaluation.js';
 
 /** How an access's edge routers are wanted when matched in the read model. */
-export interface ModelRoutersWanted {
-  routers: boolean;
-  counts: boolean;
-}
+export type ModelRoutersWanted = Extract<RoutersWanted, { from: 'model' }>;
 
 export interface AccessReaderOptions {
   /** The most identity parts and service parts kept, each; the oldest go first. */

@@ -71,7 +71,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => h?.close());
 
-const wanted = { routers: true, counts: true };
+const wanted = { from: 'model' as const, routers: true, counts: true };
 
 /** Every pair's access both ways, one pair at a time. */
 async function bothWays(reader = createAccessReader(stores.accessParts)) {
@@ -81,7 +81,7 @@ async function bothWays(reader = createAccessReader(stores.accessParts)) {
       out.push({
         pair: `${who.identityId} ${serviceId}`,
         parts: await reader.read(who, serviceId, wanted),
-        one: await stores.access.read(who, serviceId, { from: 'model', ...wanted }),
+        one: await stores.access.read(who, serviceId, wanted),
       });
     }
   }
