@@ -9,7 +9,7 @@ import type { AccessPartsStore, IdentityPart, RouterList, ServicePart } from './
 
 /** A store at `state.version`, counting its reads. */
 function fakeStore(state: { version: number }) {
-  const reads = { version: 0, identity: 0, service: 0, routers: 0 };
+  const reads = { version: 0, identity: 0, service: 0, serviceStatements: 0, routers: 0 };
   const store: AccessPartsStore = {
     async version() {
       reads.version++;
@@ -19,11 +19,12 @@ function fakeStore(state: { version: number }) {
       reads.identity++;
       return { version: state.version, policyTypes: new Map([['p1', 'Dial']]), routerIds: new Set(['r1']) };
     },
-    async service(id: string): Promise<ServicePart> {
-      reads.service++;
+    async services(ids: readonly string[]): Promise<ServicePart[]> {
+      reads.service += ids.length;
+      reads.serviceStatements++;
       // A statement takes a while: it sees the tables as they are when it runs.
       await new Promise((resolve) => setImmediate(resolve));
-      return { version: state.version, service: { id, name: id }, policies: [{ id: 'p1', name: 'p1', type: 'Dial', checks: [] }], routerIds: new Set(['r1']) };
+      return ids.map((id) => ({ version: state.version, service: { id, name: id }, policies: [{ id: 'p1', name: 'p1', type: 'Dial', checks: [] }], routerIds: new Set(['r1']) }));
     },
     async routers(): Promise<RouterList> {
       reads.routers++;
@@ -41,7 +42,8 @@ describe('the access reader', () => {
     const reader = createAccessReader(store);
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => reader.read(caller, `s${i}`)));
     expect(answers.every((a) => a?.grant.permissions[0] === 'Dial')).toBe(true);
-    expect(reads).toMatchObject({ version: 1, identity: 1, service: 20 });
+    // The twenty service parts in one statement.
+    expect(reads).toMatchObject({ version: 1, identity: 1, service: 20, serviceStatements: 1 });
   });
 
   it('uses kept parts while the version stands, and reads them again once it moved', async () => {
@@ -89,7 +91,7 @@ describe('the access reader', () => {
     // s1 went when s3 came; the one-router list is kept, a list of two would not be.
     expect(reads).toMatchObject({ service: 4, routers: 1 });
     store.identity = async () => ({ version: 1, policyTypes: new Map([['p1', 'Dial']]), routerIds: new Set(['r1', 'r2']) });
-    store.service = async (id) => ({ version: 1, service: { id, name: id }, policies: [{ id: 'p1', name: 'p1', type: 'Dial', checks: [] }], routerIds: new Set(['r1', 'r2']) });
+    store.services = async (ids) => ids.map((id) => ({ version: 1, service: { id, name: id }, policies: [{ id: 'p1', name: 'p1', type: 'Dial', checks: [] }], routerIds: new Set(['r1', 'r2']) }));
     const other = { identityId: 'i9', roleAttributes: [] };
     expect((await reader.read(other, 's4', wanted))?.routers?.edgeRouters).toHaveLength(2);
     await reader.read(other, 's4', wanted);

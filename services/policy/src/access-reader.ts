@@ -13,6 +13,7 @@
  * what the one-statement read would have answered at that version. A change made by any replica,
  * or behind every replica's back, is seen by the next read.
  */
+import { createBatcher } from '@edge/rpc';
 import type { AccessRead, RoutersWanted, ServiceGrant } from './store/access.js';
 import type { AccessPartsStore, IdentityPart, RouterList, ServicePart } from './store/access-parts.js';
 import type { Caller } from './store/evaluation.js';
@@ -85,7 +86,10 @@ export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOp
     const [identityId, ...roleAttributes] = key.split('\u0000');
     return store.identity(identityId!, roleAttributes);
   }, max);
-  const services = partCache<ServicePart>((id) => store.service(id), max);
+  // The service parts wanted in one turn are read by one statement: after a change, or at a new
+  // replica's start, the accesses of a batch each want their own.
+  const serviceParts = createBatcher((ids: string[]) => store.services(ids), { maxBatch: 64, maxInFlight: 4 });
+  const services = partCache<ServicePart>(serviceParts, max);
   const routers = partCache<RouterList>((key) => store.routers(key === '' ? [] : key.split('\u0000')), opts.maxRouters ?? 100_000, (list) => list.routers.length);
 
   // The version read shared by the reads of one turn: started after each of them arrived, so none

@@ -99,6 +99,20 @@ describe('accesses made of kept parts', () => {
     expect(answers.filter((a) => a.one?.grant.policies.some((p) => p.checks.length > 0)).length).toBeGreaterThan(0);
   });
 
+  it('answer many pairs asked at once (their service parts read together) as the one-statement read does', async () => {
+    const statements: string[] = [];
+    const counting = { ...stores.accessParts, services: (ids: readonly string[]) => (statements.push(ids.join(' ')), stores.accessParts.services(ids)) };
+    const reader = createAccessReader(counting);
+    for (const who of IDENTITIES) {
+      // Every service, one twice, and one that is none, in one turn.
+      const asked = [...SERVICES, SERVICES[0]!, 'no-such-service'];
+      const parts = await Promise.all(asked.map((serviceId) => reader.read(who, serviceId, wanted)));
+      for (const [i, serviceId] of asked.entries()) expect(parts[i], `${who.identityId} ${serviceId}`).toEqual(await stores.access.read(who, serviceId, wanted));
+    }
+    // The first identity's accesses read every service part in one statement; the others used them.
+    expect(statements).toEqual([[...SERVICES, 'no-such-service'].join(' ')]);
+  });
+
   it('see every change made behind their back at the next read', async () => {
     const reader = createAccessReader(stores.accessParts);
     await bothWays(reader);

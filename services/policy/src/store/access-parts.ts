@@ -9,7 +9,7 @@
  * Every part carries `access_version` (migration 008_access_parts) as read in its own statement: parts of one
  * version are parts of one state of the tables.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { precompiled } from '@edge/db';
 import type { identity as ipb } from '@edge/proto';
 import { routersSelectedBy, withIdentityRouterPolicies, withServiceRouterPolicies } from './access.js';
@@ -65,7 +65,8 @@ export function createAccessPartsStore(db: PolicyKysely) {
     ]);
   });
 
-  const serviceStatement = precompiled(1, (serviceId: string) => {
+  /** The part of the service whose id is `serviceId` (a column of the statement around it). */
+  const servicePart = (serviceId: RawBuilder<string>) => {
     let q = d.with('svc', (c: Any) => c.selectFrom('services').select(['id', 'name', 'role_attributes']).where('id', '=', serviceId));
     q = withPostureChecks(q, (x) => x.selectFrom('service_policies')
       .where('id', 'in', selectingIds(d, 'service_policies', 'service', sql`(select svc.id from svc)`, sql`(select svc.role_attributes from svc)`)));
@@ -74,7 +75,16 @@ export function createAccessPartsStore(db: PolicyKysely) {
     // from the posture checks' own `version`).
     const from = q.selectFrom(versionOf(d).as('v')).leftJoin('svc', (j: Any) => j.onTrue()).leftJoin('gp', (j: Any) => j.onTrue());
     return selectPolicyChecks(from).select(['v.version as access_version', 'svc.id as service_id', 'svc.name as service_name', idsOf('by_service').as('routers')]);
-  });
+  };
+
+  // The parts of many services in one statement (one snapshot, so one version): each asked id's
+  // part, laterally, in the order asked.
+  const servicesStatement = precompiled(1, (ids: string[]) => d
+    .selectFrom(sql`unnest(${ids}::text[]) with ordinality`.as(sql.raw('k(sid, n)') as Any))
+    .innerJoinLateral(servicePart(sql.ref('k.sid')).as('part'), (j: Any) => j.onTrue())
+    .select('k.n as asked').selectAll('part')
+    // The part's own order within each service (selectPolicyChecks).
+    .orderBy('k.n').orderBy('part.policy_id').orderBy('part.created_at').orderBy('part.id'));
 
   const routersStatement = precompiled(1, (ids: string[]) => d.selectNoFrom((eb: Any) => [
     versionOf(eb).as('version'),
@@ -96,14 +106,19 @@ export function createAccessPartsStore(db: PolicyKysely) {
       return { version: Number(row!.version), policyTypes: new Map(row!.policies), routerIds: new Set(row!.routers) };
     },
 
-    async service(serviceId: string): Promise<ServicePart> {
-      const rows = await serviceStatement(db, serviceId) as Array<PolicyCheckRow & { access_version: string | number; service_id: string | null; service_name: string | null; routers: string[] | null }>;
-      const first = rows[0]!;
-      if (first.service_id === null) return { version: Number(first.access_version), policies: [], routerIds: new Set() };
-      return {
-        version: Number(first.access_version), service: { id: first.service_id, name: first.service_name! },
-        policies: groupGrantingPolicies(rows), routerIds: new Set(first.routers ?? []),
-      };
+    /** The parts of the services `ids` (one statement), in their order: one without `service` for an id that is none. */
+    async services(ids: readonly string[]): Promise<ServicePart[]> {
+      const rows = await servicesStatement(db, [...ids]) as Array<PolicyCheckRow & { asked: string | number; access_version: string | number; service_id: string | null; service_name: string | null; routers: string[] | null }>;
+      const byAsked = ids.map((): typeof rows => []);
+      for (const r of rows) byAsked[Number(r.asked) - 1]!.push(r);
+      return byAsked.map((mine) => {
+        const first = mine[0]!;
+        if (first.service_id === null) return { version: Number(first.access_version), policies: [], routerIds: new Set<string>() };
+        return {
+          version: Number(first.access_version), service: { id: first.service_id, name: first.service_name! },
+          policies: groupGrantingPolicies(mine), routerIds: new Set(first.routers ?? []),
+        };
+      });
     },
 
     /** The live edge routers among `ids`, by primary key. */
