@@ -160,6 +160,23 @@ describe('client services', () => {
     expect(await names(eu.token)).toEqual([]);
   });
 
+  it('holds a page for its caller and query only: another query, identity or set of role attributes gets its own', async () => {
+    const policy = await post('/service-policies', { name: 'held-per-caller', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#eu'], serviceRoles: ['#web', '#db'] });
+    expect(await names(eu.token)).toEqual(['db', 'web', 'web-db']);
+    await settled();
+    expect(await names(eu.token)).toEqual(['db', 'web', 'web-db']);
+    const before = await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest');
+    expect(await names(eu.token)).toEqual(['db', 'web', 'web-db']);
+    expect(await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest')).toEqual(before);
+    expect(await names(eu.token, `&filter=${encodeURIComponent('name contains "web"')}`)).toEqual(['web', 'web-db']);
+    expect((await visible(eu.token, '&offset=2')).length).toBe(1);
+    await patch(`/identities/${eu.id}`, { roleAttributes: ['elsewhere'] });
+    await expect.poll(() => names(eu.token), { timeout: 5_000 }).toEqual([]);
+    await patch(`/identities/${eu.id}`, { roleAttributes: ['eu'] });
+    await expect.poll(() => names(eu.token), { timeout: 5_000 }).toEqual(['db', 'web', 'web-db']);
+    await del(`/service-policies/${policy}`);
+  });
+
   it('filters and pages the visible services', async () => {
     const policy = await post('/service-policies', { name: 'page', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#eu'], serviceRoles: ['#web', '#db'] });
     expect(await names(eu.token, `&filter=${encodeURIComponent('name contains "web"')}`)).toEqual(['web', 'web-db']);
