@@ -9,7 +9,20 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
+import { fieldError } from '@edge/errors';
 import type { RequestContext } from './context.js';
+
+/**
+ * The most items a batched method takes in one call. Batchers send far fewer (64 by default);
+ * a larger call is refused whole, before any item is handled, so one call cannot hold a
+ * service's connections and memory for an unbounded time.
+ */
+export const MAX_BATCH_ITEMS = 1000;
+
+/** Refuses a batched call of more than {@link MAX_BATCH_ITEMS} items (INVALID_ARGUMENT, naming `field`). */
+export function assertBatchSize(items: readonly unknown[], field: string): void {
+  if (items.length > MAX_BATCH_ITEMS) throw fieldError(field, `must hold at most ${MAX_BATCH_ITEMS} items`, items.length);
+}
 
 /** Options of {@link createBatcher}. */
 export interface BatcherOptions {

@@ -12,7 +12,7 @@ export { joinMesh, requestMeshCertificate, createMeshCsr, keepRenewed, JoinRefus
 export { joinRequestMac, joinAnswerMac, macMatches, JOIN_CLOCK_SKEW_MS, type JoinRequestFields } from './join-mac.js';
 export { localTarget, isLocalTarget, resolveTarget } from './local.js';
 export { stubHandlers } from './stub.js';
-export { createBatcher, contextOfMany, isUnimplemented, orOneByOne, type BatcherOptions } from './batcher.js';
+export { assertBatchSize, createBatcher, contextOfMany, isUnimplemented, MAX_BATCH_ITEMS, orOneByOne, type BatcherOptions } from './batcher.js';
 export { encodePrincipal, decodePrincipal, PRINCIPAL_KEY, type CallerPrincipal } from './principal.js';
 export { peerClient, peerClients, type PeerName, type PeerClient, type PeerClients, type PeerTargets, type PeerClientOptions } from './peer-clients.js';
 export { allPages, orMissing, isNotFound, everythingFrom, ALL_PAGES_LIMIT } from './peer-calls.js';

@@ -32,6 +32,12 @@ describe('GetServiceAccesses', () => {
     expect(results[4]!.access).toMatchObject({ serviceId: b, permissions: [] });
   });
 
+  it('refuses a batch of more than 1000 requests whole, naming the field', async () => {
+    const asks = Array.from({ length: 1001 }, (_, i) => ask(`m${i}`, ['acc-team'], 'no-such-service'));
+    await expect(h.client.getServiceAccesses({ requests: asks })).rejects.toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'requests', value: 1001 } });
+    expect((await h.client.getServiceAccesses({ requests: asks.slice(0, 1000) })).results).toHaveLength(1000);
+  });
+
   it('answers an empty batch with no results', async () => {
     expect((await h.client.getServiceAccesses({ requests: [] })).results).toEqual([]);
   });

@@ -12,6 +12,7 @@
  */
 import { notFound } from '@edge/errors';
 import type { identity as ipb, policy as pb } from '@edge/proto';
+import { assertBatchSize } from '@edge/rpc';
 import { createAccessReader } from '../access-reader.js';
 import type { Policy } from '../domain/policy.js';
 import type { AccessRouterSelections, RoutersWanted } from '../store/access.js';
@@ -79,6 +80,7 @@ export function createAccessHandlers({ stores, identities, edgeRouters }: Handle
     },
 
     async GetServiceAccesses(req: pb.GetServiceAccessesRequest__Output): Promise<pb.GetServiceAccessesResponse> {
+      assertBatchSize(req.requests, 'requests');
       const answers = await Promise.all(req.requests.map(access));
       return { results: answers.map((a) => (a ? { access: a } : { notFound: true })) };
     },

@@ -5,7 +5,7 @@ import { listMeta, listParams, planList } from '@edge/zitiql';
 import { isZitiError } from '@edge/errors';
 import type { Logger } from '@edge/logging';
 import type { session as pb } from '@edge/proto';
-import { answeredHandlerError, decodePrincipal, encodeZitiError, runWithContext, type RequestContext } from '@edge/rpc';
+import { answeredHandlerError, assertBatchSize, classifyHandlerError, decodePrincipal, encodeZitiError, runWithContext, type RequestContext } from '@edge/rpc';
 import type { Sessions, SessionView } from '../sessions.js';
 import { SESSION_FIELDS, type SessionRecords } from '../store/session.js';
 
@@ -30,10 +30,18 @@ function itemContext(item: pb.CreateSessionsItem__Output, batch: RequestContext)
 }
 
 export function createSessionRpcHandlers(sessions: Sessions, records: SessionRecords, log: Logger) {
-  /** An item's error as CreateSession would have answered (and logged) it: a ZitiError as is, anything else unexplained. */
-  const itemError = (thrown: unknown, requestId: string): Buffer => {
-    const err = answeredHandlerError(thrown, 'session', log, { method: 'CreateSessions', requestId });
-    return isZitiError(err) ? encodeZitiError(err) : Buffer.alloc(0);
+  /**
+   * An item's error as CreateSession would have answered it: a ZitiError as is, anything else
+   * unexplained. It is logged as CreateSession would log it, once per batch: a failure the items
+   * share (the policy service unavailable to the whole batch) is one error, not one per item.
+   */
+  const itemErrors = () => {
+    const logged = new Set<unknown>();
+    return (thrown: unknown, requestId: string): Buffer => {
+      const err = logged.has(thrown) ? classifyHandlerError(thrown, 'session') : answeredHandlerError(thrown, 'session', log, { method: 'CreateSessions', requestId });
+      logged.add(thrown);
+      return isZitiError(err) ? encodeZitiError(err) : Buffer.alloc(0);
+    };
   };
 
   return {
@@ -42,6 +50,8 @@ export function createSessionRpcHandlers(sessions: Sessions, records: SessionRec
     },
     /** Each item under its own caller, concurrently: their calls and statements are shared (see createBatcher). */
     async CreateSessions(req: pb.CreateSessionsRequest__Output, ctx: RequestContext): Promise<pb.CreateSessionsResponse> {
+      assertBatchSize(req.items, 'items');
+      const itemError = itemErrors();
       const results = await Promise.all(req.items.map((item) => {
         const itemCtx = itemContext(item, ctx);
         return runWithContext(itemCtx, () => sessions.create(item.request ?? NO_REQUEST)).then(
