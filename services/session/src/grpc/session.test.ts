@@ -31,14 +31,14 @@ describe('CreateSessions', () => {
   it('logs a failure its items share once, and answers it to each item', async () => {
     const shared = unavailable('the policy service', new Error('connect ECONNREFUSED'));
     const { handlers, lines } = handlersFailingWith(() => shared);
-    const { results } = await handlers.CreateSessions(items(5), { requestId: 'batch' });
-    expect(results.map((r) => decodeZitiError(r.error!)?.code)).toEqual(Array(5).fill('UNAVAILABLE'));
+    const results = (await handlers.CreateSessions(items(5), { requestId: 'batch' })).results!;
+    expect(results.map((r) => decodeZitiError(Buffer.from(r.error!))?.code)).toEqual(Array(5).fill('UNAVAILABLE'));
     expect(lines.filter((l) => l.msg === 'answered UNAVAILABLE')).toHaveLength(1);
   });
 
   it('logs each item\'s own failure', async () => {
     const { handlers, lines } = handlersFailingWith(() => new Error('a bug'));
-    const { results } = await handlers.CreateSessions(items(3), { requestId: 'batch' });
+    const results = (await handlers.CreateSessions(items(3), { requestId: 'batch' })).results!;
     expect(results.map((r) => r.error!.length)).toEqual([0, 0, 0]);
     expect(lines.filter((l) => l.msg === 'unhandled error in gRPC handler')).toHaveLength(3);
   });
