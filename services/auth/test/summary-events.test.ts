@@ -45,6 +45,23 @@ describe('events of the identity auth summary', () => {
     await vi.waitFor(() => expect(created()).toEqual([first.id, reported.id, again.id]));
   });
 
+  it('announces a login that raced the end of the identity\'s only other API session', async () => {
+    const user = await h.addUser('racer', 'racer-secret');
+    const created = () => ofIdentity(user.id!).filter((e) => e.subject === 'edge.auth.api-session.created').map((e) => e.data.id);
+    const only = await login('racer');
+    await vi.waitFor(() => expect(created()).toEqual([only.id]));
+    // The only other session is being deleted, not yet committed, while the login stores its own.
+    let second: Promise<{ id: string }> | undefined;
+    await h.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('api_sessions').where('id', '=', only.id).execute();
+      second = login('racer');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    });
+    const { id } = await second!;
+    // Otherwise a reader that saw the deletion would hold "no API session" while this one lives.
+    await vi.waitFor(() => expect(created()).toEqual([only.id, id]));
+  });
+
   it('announces an authenticator created, renamed and deleted, with its identity', async () => {
     const user = h.identity.add({ name: 'managed' });
     const { id } = await client.createAuthenticator({ identityId: user.id!, method: 'updb', username: 'managed', password: 'managed-secret', certPem: '', tagsJson: '{}' });

@@ -84,8 +84,6 @@ function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
 /** Creates the store over a Kysely bound to the auth schema; an API session's end is announced in its transaction. */
 export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
   const refs = (rows: Array<{ id: string; identity_id: string }>): ApiSessionRef[] => owned(rows);
-  /** One API session of an identity, if it has any (a login asks before opening another). */
-  const anySessionOf = precompiled(1, (identityId: string) => db.selectFrom('api_sessions').select('id').where('identity_id', '=', identityId).limit(1));
   /** The authentication summaries of the identities of `ids` (every page of the identity list reads them): compiled once, kept prepared. */
   const summaries = precompiled(1, (ids: string[]) => {
     const id = sql.ref<string>('ids.ids');
@@ -223,8 +221,15 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
         config_types: s.configTypes, ip_address: s.ipAddress, is_mfa_required: s.isMfaRequired,
         is_mfa_complete: s.isMfaComplete, is_cert_extendable: s.isCertExtendable, last_activity_at: s.lastActivityAt,
       };
-      if (env.envInfoJson === '' && env.sdkInfoJson === '' && (await anySessionOf(db, s.identityId)).length > 0) {
-        return toApiSession(await db.insertInto('api_sessions').values(values).returningAll().executeTakeFirstOrThrow());
+      if (env.envInfoJson === '' && env.sdkInfoJson === '') {
+        // Stored only beside another session of the identity, which the statement keeps from
+        // ending (a key share lock) until it commits: a deletion of that one committed first
+        // leaves none to stand beside, and this login is announced; one after it sees this.
+        const row = await db.insertInto('api_sessions').columns(Object.keys(values) as Array<keyof typeof values>)
+          .expression(db.selectFrom(db.selectFrom('api_sessions').select('id').where('identity_id', '=', s.identityId).limit(1).forKeyShare().as('other'))
+            .select(Object.entries(values).map(([column, value]) => sql`${value}`.as(column))))
+          .returningAll().executeTakeFirst();
+        if (row) return toApiSession(row);
       }
       return events.transaction(async (trx) => {
         const row = await trx.insertInto('api_sessions').values(values).returningAll().executeTakeFirstOrThrow();
