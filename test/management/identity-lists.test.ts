@@ -293,12 +293,31 @@ describe('identity role attributes', () => {
     expect(all.body.meta.filterableFields).toEqual(['id']);
     const some = await c.http.get(`${M}/identity-role-attributes?filter=${enc('id contains "e" sort by id desc')}`, { session: admin, expectStatus: 200 });
     expect(some.body.data).toEqual(inUse.filter((a) => a.includes('e')).reverse());
+    // limit and offset parameters are not read (as OpenZiti's controller): only the filter pages
     const page = await c.http.get(`${M}/identity-role-attributes?limit=2&offset=1`, { session: admin, expectStatus: 200 });
-    expect(page.body.data).toEqual(inUse.slice(1, 3));
+    expect(page.body.data).toEqual(inUse);
     await c.http.get(`${M}/identity-role-attributes?filter=${enc('name = "x"')}`, { session: admin, expectStatus: 400 });
     // no sort parameter is read here (the admin console sends one naming `name`)
     const sorted = await c.http.get(`${M}/identity-role-attributes?limit=100&offset=0&sort=${enc('name asc')}`, { session: admin, expectStatus: 200 });
     expect(sorted.body.data).toEqual(inUse);
+  });
+});
+
+describe('identity role attributes, many of them', () => {
+  it('lists every attribute when the filter names no limit, as an admin console asking with no parameter expects', async () => {
+    const many = Array.from({ length: 12 }, (_, i) => `many-${String(i).padStart(2, '0')}`);
+    const { body } = await c.http.post(`${M}/identities`, { body: { name: 'many-attributes', type: 'User', isAdmin: false, roleAttributes: many }, session: admin, expectStatus: 201 });
+    try {
+      const inUse = [...new Set([...records.flatMap((x) => x.roleAttributes as string[]), ...many])].sort();
+      const all = await c.http.get(`${M}/identity-role-attributes`, { session: admin, expectStatus: 200 });
+      expect(all.body.data).toEqual(inUse);
+      expect(all.body.meta.pagination).toEqual({ limit: inUse.length, offset: 0, totalCount: inUse.length });
+      const paged = await c.http.get(`${M}/identity-role-attributes?filter=${enc('id contains "many" skip 2 limit 3')}`, { session: admin, expectStatus: 200 });
+      expect(paged.body.data).toEqual(many.slice(2, 5));
+      expect(paged.body.meta.pagination).toEqual({ limit: 3, offset: 2, totalCount: 12 });
+    } finally {
+      await c.http.delete(`${M}/identities/${body.data.id}`, { session: admin, expectStatus: 200 });
+    }
   });
 });
 

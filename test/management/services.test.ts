@@ -88,6 +88,12 @@ describe('management services', () => {
     const attrs = await get(`/service-role-attributes?filter=${enc('id contains "rf-"')}&sort=${enc('name asc')}`);
     expect(attrs.body.data).toEqual(['rf-db', 'rf-web']);
     expect(attrs.body.meta.pagination.totalCount).toBe(2);
+    // Asked with no parameter (as the admin console asks), every attribute in use: no page of ten.
+    const many = Array.from({ length: 12 }, (_, i) => `rf-many-${String(i).padStart(2, '0')}`);
+    await post('/services', { name: 'rf-many', encryptionRequired: true, roleAttributes: many });
+    const all = (await get('/service-role-attributes')).body;
+    expect(all.data).toEqual(expect.arrayContaining([...many, 'rf-db', 'rf-web']));
+    expect(all.meta.pagination).toMatchObject({ limit: all.data.length, offset: 0, totalCount: all.data.length });
   });
 
   it('lists the configs and the policies of a service', async () => {

@@ -7,7 +7,7 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { fieldError } from '@edge/errors';
-import { field, listMeta, listParams, planList, type FieldMap, type ListPlan, type ListQueryMessage } from '@edge/zitiql';
+import { field, listMeta, listParams, planList, UNBOUNDED, type FieldMap, type ListPlan, type ListQueryMessage } from '@edge/zitiql';
 
 export type RoleSemantic = 'AllOf' | 'AnyOf';
 
@@ -88,20 +88,25 @@ export function matchRolesCondition(req: { roles: readonly string[]; semantic: s
 }
 
 /**
- * The plan of a role attribute list request. These lists take no `sort` parameter (the API
- * declares none and OpenZiti's controller reads none; the admin console sends `sort=name asc`
- * all the same): only a `sort by` in the filter orders them, by `id` otherwise.
+ * The plan of a role attribute list request. As OpenZiti's controller, only the filter pages and
+ * orders these lists: a `limit` and `skip` in it (every attribute without a limit), a `sort by`
+ * (by `id` otherwise). The `limit`, `offset` and `sort` parameters are not read: the API declares
+ * the first two, the admin console sends a sort and asks with no limit for every attribute.
  */
 export function roleAttributesPlan(query: ListQueryMessage | null | undefined): ListPlan {
-  const { sort: _unread, ...params } = listParams(query);
-  return planList(ROLE_ATTRIBUTE_FIELDS, params, { defaultSort: 'id' });
+  return planList(ROLE_ATTRIBUTE_FIELDS, { filter: listParams(query).filter }, { defaultSort: 'id', unbounded: true });
 }
 
-/** Answers a role attribute list request through the owner's `list` query. */
-export async function roleAttributesPage(query: ListQueryMessage | null | undefined, list: (plan: ListPlan) => Promise<{ items: string[]; total: number }>) {
+/**
+ * Answers a role attribute list request through the owner's `list` query. A page the filter did
+ * not bound says its own length as its limit (OpenZiti says 2^63-1, which neither a 32-bit list
+ * meta nor a JavaScript number carries).
+ */
+export async function roleAttributesAnswer(query: ListQueryMessage | null | undefined, list: (plan: ListPlan) => Promise<{ items: string[]; total: number }>) {
   const plan = roleAttributesPlan(query);
   const { items, total } = await list(plan);
-  return { roleAttributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
+  const meta = listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS);
+  return { items, meta: plan.limit === UNBOUNDED ? { ...meta, limit: items.length } : meta };
 }
 
 /** One policy's role list and semantic, as other services pass them. */

@@ -10,7 +10,7 @@ export { parseFilter, parseSort, MAX_DEPTH, MAX_FILTER_LENGTH } from './parser.j
 export { entityFields, field, filterableFields, resolveField, type FieldDef, type FieldMap, type FieldOptions, type FieldType, type ResolvedField } from './fields.js';
 export { compileWhere } from './compile.js';
 export {
-  planList, runList, withCondition, listParams, listMeta, DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET,
+  planList, runList, withCondition, listParams, listMeta, DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, UNBOUNDED,
   type ListOptions, type ListParams, type ListPlan, type ListQueryMessage,
 } from './list.js';
 export { evaluate, sortRecords, compareCodePoints, type FilterRecord } from './evaluate.js';

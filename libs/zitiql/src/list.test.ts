@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planList } from './index.js';
+import { MAX_LIMIT, planList, UNBOUNDED } from './index.js';
 import { FIELDS } from './test-fixtures.js';
 
 describe('planList', () => {
@@ -14,5 +14,13 @@ describe('planList', () => {
 
   it('refuses a bad request every time it is asked', () => {
     for (let i = 0; i < 2; i++) expect(() => planList(FIELDS, { filter: 'name contains' })).toThrow();
+  });
+
+  it('bounds an unbounded list only by a limit in its filter, unclamped', () => {
+    expect(planList(FIELDS, {}).limit).toBe(10);
+    expect(planList(FIELDS, { filter: 'true limit 1000' }).limit).toBe(MAX_LIMIT);
+    expect(planList(FIELDS, {}, { unbounded: true }).limit).toBe(UNBOUNDED);
+    expect(planList(FIELDS, { filter: 'true limit none' }, { unbounded: true }).limit).toBe(UNBOUNDED);
+    expect(planList(FIELDS, { filter: 'true skip 3 limit 1000' }, { unbounded: true })).toMatchObject({ limit: 1000, offset: 3 });
   });
 });

@@ -14,6 +14,8 @@ import { parseFilter, parseSort } from './parser.js';
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 500;
 export const MAX_OFFSET = 100_000;
+/** The limit of an unbounded list (see {@link ListOptions.unbounded}) whose filter names none. */
+export const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
 /** What a caller asked for; `limit`/`offset` are already known to be non-negative integers. */
 export interface ListParams {
@@ -36,6 +38,11 @@ export interface ListPlan {
 export interface ListOptions {
   /** Sort when none is asked for; default `createdAt` when the map has it, else `id`. */
   defaultSort?: string;
+  /**
+   * Only a `limit` in the filter bounds the page, unclamped; without one (or with `limit none`)
+   * every row is answered. For lists OpenZiti's controller answers whole (role attributes).
+   */
+  unbounded?: boolean;
 }
 
 /**
@@ -48,7 +55,7 @@ export function planList(fields: FieldMap, params: ListParams, options: ListOpti
   // so the plans of recent requests are reused: a console or SDK asks the same lists again and again.
   let plans = recentPlans.get(fields);
   if (!plans) recentPlans.set(fields, (plans = new Map()));
-  const key = JSON.stringify([params.filter ?? '', params.sort ?? '', params.limit ?? null, params.offset ?? null, options.defaultSort ?? null]);
+  const key = JSON.stringify([params.filter ?? '', params.sort ?? '', params.limit ?? null, params.offset ?? null, options.defaultSort ?? null, options.unbounded ?? false]);
   const known = plans.get(key);
   if (known) return known;
   const plan = compilePlan(fields, params, options);
@@ -66,7 +73,8 @@ function compilePlan(fields: FieldMap, params: ListParams, options: ListOptions)
   const query = parseFilter(text);
   let sort = query.sort.length > 0 ? { fields: query.sort, param: 'filter' as ListParam, text } : undefined;
   if (!sort && params.sort && params.sort.trim() !== '') sort = { fields: sortParam(params.sort), param: 'sort', text: params.sort };
-  const limitAsked = query.limit === 'none' ? MAX_LIMIT : (query.limit ?? params.limit ?? DEFAULT_LIMIT);
+  const all = options.unbounded ? UNBOUNDED : MAX_LIMIT;
+  const limitAsked = query.limit === 'none' ? all : (query.limit ?? params.limit ?? (options.unbounded ? UNBOUNDED : DEFAULT_LIMIT));
   const offset = query.skip ?? params.offset ?? 0;
   if (offset > MAX_OFFSET) {
     throw new ZitiError('INVALID_PAGINATION', { cause: { field: 'offset', reason: `must be at most ${MAX_OFFSET}`, value: offset }, causeMessage: `offset must be at most ${MAX_OFFSET}` });
@@ -74,7 +82,7 @@ function compilePlan(fields: FieldMap, params: ListParams, options: ListOptions)
   return {
     where: query.where ? compileWhere(query.where, fields, text) : undefined,
     orderBy: orderBy(fields, sort?.fields ?? defaultSort(fields, options), sort?.param ?? 'sort', sort?.text ?? ''),
-    limit: Math.min(limitAsked, MAX_LIMIT),
+    limit: options.unbounded ? limitAsked : Math.min(limitAsked, MAX_LIMIT),
     offset,
   };
 }

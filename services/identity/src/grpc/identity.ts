@@ -3,7 +3,7 @@
  */
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
-import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedByCondition } from '@edge/roles';
+import { matchRolesCondition, roleAttributesAnswer, roleFilterCondition, selectedByCondition } from '@edge/roles';
 import type { AsyncHandlers } from '@edge/rpc';
 import { envInfoOf, sdkInfoOf, type IdentityServiceHandlers, type identity as pb } from '@edge/proto';
 import {
@@ -123,7 +123,8 @@ export function createIdentityHandlers(store: IdentityStore): Omit<AsyncHandlers
     },
 
     async ListIdentityRoleAttributes(req) {
-      return roleAttributesPage(req.query, (plan) => store.listRoleAttributes(plan));
+      const { items, meta } = await roleAttributesAnswer(req.query, (plan) => store.listRoleAttributes(plan));
+      return { roleAttributes: items, meta };
     },
 
     async UpdateIdentityTracing(req) {

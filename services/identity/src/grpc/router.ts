@@ -5,7 +5,7 @@
 import { newId } from '@edge/ids';
 import type { AsyncHandlers } from '@edge/rpc';
 import { stringMap, type IdentityServiceHandlers, type identity as pb } from '@edge/proto';
-import { matchRolesCondition, roleAttributesPage, roleFilterCondition, selectedByCondition } from '@edge/roles';
+import { matchRolesCondition, roleAttributesAnswer, roleFilterCondition, selectedByCondition } from '@edge/roles';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
 import { parseJson } from '../domain/identity.js';
 import { applyRouterUpdate, routerKind, validateRouterInput, type Router, type RouterInput } from '../domain/router.js';
@@ -87,7 +87,8 @@ export function createRouterHandlers(routers: RouterStore): RouterHandlers {
     },
 
     async ListEdgeRouterRoleAttributes(req) {
-      return roleAttributesPage(req.query, (plan) => routers.listRoleAttributes(plan));
+      const { items, meta } = await roleAttributesAnswer(req.query, (plan) => routers.listRoleAttributes(plan));
+      return { roleAttributes: items, meta };
     },
 
     async MatchEdgeRouters(req) {

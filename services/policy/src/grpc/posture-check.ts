@@ -5,7 +5,7 @@ import type { PolicyRoles } from '@edge/events';
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList } from '@edge/zitiql';
 import type { policy as pb } from '@edge/proto';
-import { roleAttributesPlan } from '@edge/roles';
+import { roleAttributesAnswer } from '@edge/roles';
 import { applyMask, parseJsonObject } from '../domain/entity.js';
 import {
   checkTypeUnchanged, mergeData, normalizeData, splitMask, parsePostureCheckType, POSTURE_CHECK_KEYS, validatePostureCheck,
@@ -14,7 +14,6 @@ import {
 import { splitRoles } from '../domain/roles.js';
 import { rolesOf } from '../events.js';
 import type { PolicyStores } from '../store/index.js';
-import { ROLE_ATTRIBUTE_FIELDS } from '../store/service.js';
 import { POSTURE_CHECK_FIELDS, POSTURE_CHECK_TYPE_FIELDS, type PostureCheckTypeRow } from '../store/posture-check.js';
 import { storedToProto, type HandlerDeps } from './common.js';
 import { operatingSystemsOf } from './posture-definition.js';
@@ -110,9 +109,8 @@ export function createPostureCheckHandlers(deps: HandlerDeps) {
       return postureCheckTypeToProto(await stores.postureChecks.getType(req.id));
     },
     async ListPostureCheckRoleAttributes(req: pb.ListRoleAttributesRequest__Output): Promise<pb.ListRoleAttributesResponse> {
-      const plan = roleAttributesPlan(req.query);
-      const { items, total } = await stores.postureChecks.listRoleAttributes(plan);
-      return { attributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
+      const { items, meta } = await roleAttributesAnswer(req.query, (plan) => stores.postureChecks.listRoleAttributes(plan));
+      return { attributes: items, meta };
     },
   };
 }

@@ -3,14 +3,14 @@
  */
 import { newId } from '@edge/ids';
 import { listMeta, listParams, planList, withCondition } from '@edge/zitiql';
-import { roleAttributesPlan, roleFilterCondition } from '@edge/roles';
+import { roleAttributesAnswer, roleFilterCondition } from '@edge/roles';
 import type { policy as pb } from '@edge/proto';
 import { checkConfigs } from '../domain/config.js';
 import { applyMask, parseJsonObject } from '../domain/entity.js';
 import type { Policy } from '../domain/policy.js';
 import { splitRoles, type RoleSemantic, type RoleSplit } from '../domain/roles.js';
 import { DEFAULT_TERMINATOR_STRATEGY, SERVICE_KEYS, validateService, type Service, type ServiceInput } from '../domain/service.js';
-import { ROLE_ATTRIBUTE_FIELDS, SERVICE_FIELDS, SERVICE_ROLE_COLUMNS, type ServiceScope } from '../store/service.js';
+import { SERVICE_FIELDS, SERVICE_ROLE_COLUMNS, type ServiceScope } from '../store/service.js';
 import { storedToProto, type HandlerDeps } from './common.js';
 
 /** The proto message of a service; `extra` carries what an evaluation adds. */
@@ -113,9 +113,8 @@ export function createServiceHandlers(deps: HandlerDeps) {
       return {};
     },
     async ListServiceRoleAttributes(req: pb.ListRoleAttributesRequest__Output): Promise<pb.ListRoleAttributesResponse> {
-      const plan = roleAttributesPlan(req.query);
-      const { items, total } = await stores.services.listRoleAttributes(plan);
-      return { attributes: items, meta: listMeta(plan, total, ROLE_ATTRIBUTE_FIELDS) };
+      const { items, meta } = await roleAttributesAnswer(req.query, (plan) => stores.services.listRoleAttributes(plan));
+      return { attributes: items, meta };
     },
   };
 }

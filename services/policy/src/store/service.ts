@@ -9,8 +9,6 @@ import type { RoleSplit } from '../domain/roles.js';
 import type { Service, ServiceInput } from '../domain/service.js';
 import { found, inTransaction, json, listRoleAttributes, NOW, writeError, type PolicyDb, type PolicyKysely, type ServicesTable } from './db.js';
 
-/** What a filter on a role attribute list may read: the attribute itself, as `id` (as OpenZiti). */
-export const ROLE_ATTRIBUTE_FIELDS: FieldMap = { id: field.string('id') };
 
 /** What a filter on `/services` may read. */
 export const SERVICE_FIELDS: FieldMap = {
