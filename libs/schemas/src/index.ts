@@ -73,10 +73,12 @@ export function parseBody<S extends z.ZodType>(schema: S, input: unknown): z.inf
 export { z };
 
 /**
- * The parameters of a list request (WIRE.md): limit default 10, at most 500 (clamped; `-1`
- * asks for that most, as OpenZiti's `-1` asks for all), offset at most 100000, the ZitiQL
- * `filter` and `sort` texts (parsed by the service owning the list), and the repeatable
- * `roleFilter` with its `roleSemantic`.
+ * The parameters of a list request (WIRE.md), read as OpenZiti's controller reads them
+ * (routes.GetRequestPaging, then the store's checkLimits): an integer that does not parse is
+ * INVALID_PAGINATION; a limit of 0 or below -1 is the default 10, above 500 is 500, and `-1`
+ * (OpenZiti's "all of them") is as many as one page holds; a negative offset is 0 and one above
+ * 100000 is 100000. With the ZitiQL `filter` and `sort` texts (parsed by the service owning the
+ * list), and the repeatable `roleFilter` with its `roleSemantic`.
  */
 export interface Paging {
   limit: number;
@@ -92,16 +94,18 @@ function lastValue(raw: unknown): unknown {
   return Array.isArray(raw) ? raw[raw.length - 1] : raw;
 }
 
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** A paging parameter as a 64-bit integer parses it (a sign allowed); `fallback` when absent. */
 function pagingNumber(name: string, raw: unknown, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const text = lastValue(raw);
-  // `limit=-1` asks OpenZiti's controller for every entity (the admin console sends it to fill
-  // its pickers); here it gets as many as one page holds, as `limit none` in a filter does.
-  if (name === 'limit' && text === '-1') return MAX_PAGE;
-  if (typeof text !== 'string' || !/^\d+$/.test(text)) {
-    throw new ZitiError('INVALID_PAGINATION', { cause: { field: name, reason: 'must be a non-negative integer', value: text }, causeMessage: `${name} must be a non-negative integer` });
+  const n = typeof text === 'string' && /^[+-]?\d+$/.test(text) ? BigInt(text) : undefined;
+  if (n === undefined || n > INT64_MAX || n < -INT64_MAX - 1n) {
+    throw new ZitiError('INVALID_PAGINATION', { cause: { field: name, reason: 'is not an integer', value: text }, causeMessage: `could not parse ${name}, value is not an integer` });
   }
-  return Number(text);
+  // Past 2^53 the number is not exact, but the caller clamps it to a page or an offset anyway.
+  return Number(n);
 }
 
 function text(raw: unknown): string {
@@ -109,16 +113,19 @@ function text(raw: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-/** The most entities one list page holds. */
+/** The entities of a list page when no limit is asked, and the most one holds. */
+const DEFAULT_PAGE = 10;
 const MAX_PAGE = 500;
+/** The furthest a page may start. */
+const MAX_OFFSET = 100_000;
 
 /** Reads the list parameters from a query string object. */
 export function parsePaging(query: Record<string, unknown>): Paging {
-  const limit = Math.min(pagingNumber('limit', query.limit, 10), MAX_PAGE);
-  const offset = pagingNumber('offset', query.offset, 0);
-  if (offset > 100_000) {
-    throw new ZitiError('INVALID_PAGINATION', { cause: { field: 'offset', reason: 'must be at most 100000', value: offset }, causeMessage: 'offset must be at most 100000' });
-  }
+  const asked = pagingNumber('limit', query.limit, DEFAULT_PAGE);
+  // `limit=-1` asks OpenZiti's controller for every entity (the admin console sends it to fill
+  // its pickers); here it gets as many as one page holds, as `limit none` in a filter does.
+  const limit = asked === -1 ? MAX_PAGE : asked <= 0 ? DEFAULT_PAGE : Math.min(asked, MAX_PAGE);
+  const offset = Math.min(Math.max(pagingNumber('offset', query.offset, 0), 0), MAX_OFFSET);
   const roles = query.roleFilter;
   const roleFilter = (Array.isArray(roles) ? roles : roles === undefined ? [] : [roles]).filter((r): r is string => typeof r === 'string');
   return { limit, offset, filter: text(query.filter), sort: text(query.sort), roleFilter, roleSemantic: text(query.roleSemantic) };

@@ -18,10 +18,14 @@ describe('parsePaging', () => {
     expect(parsePaging({ roleFilter: ['#a', '@b'], filter: ['x', 'y'] })).toMatchObject({ roleFilter: ['#a', '@b'], filter: 'y' });
     expect(parsePaging({ limit: '900', offset: '5' })).toMatchObject({ limit: 500, offset: 5 });
     expect(parsePaging({ limit: '-1' })).toMatchObject({ limit: 500 });
-    expect(code(() => parsePaging({ limit: '-2' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'limit' });
+    // As OpenZiti's controller: what parses as an integer is clamped, not refused.
+    expect(parsePaging({ limit: '0', offset: '-1' })).toMatchObject({ limit: 10, offset: 0 });
+    expect(parsePaging({ limit: '-2', offset: '100001' })).toMatchObject({ limit: 10, offset: 100000 });
+    expect(parsePaging({ limit: '+3', offset: '+4' })).toMatchObject({ limit: 3, offset: 4 });
     expect(code(() => parsePaging({ limit: '1.5' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'limit' });
-    expect(code(() => parsePaging({ offset: '-1' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'offset' });
-    expect(code(() => parsePaging({ offset: '100001' }))).toMatchObject({ code: 'INVALID_PAGINATION' });
+    expect(code(() => parsePaging({ limit: 'abc' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'limit' });
+    expect(parsePaging({ limit: '9223372036854775807', offset: '-9223372036854775808' })).toMatchObject({ limit: 500, offset: 0 });
+    expect(code(() => parsePaging({ offset: '9223372036854775808' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'offset' });
   });
 });
 

@@ -74,8 +74,9 @@ describe('paging', () => {
     expect(compiled({ filter: 'true', limit: 25, offset: 30 })).toMatchObject({ limit: 25, offset: 30 });
   });
 
-  it('refuses a skip past 100000', () => {
-    expect(failure({ filter: 'skip 100001' })).toMatchObject({ code: 'INVALID_PAGINATION', field: 'offset' });
+  it('clamps a skip past 100000 and takes a limit of 0 for the default, as OpenZiti\'s store', () => {
+    expect(compiled({ filter: 'skip 100001' })).toMatchObject({ offset: 100000 });
+    expect(compiled({ filter: 'limit 0' })).toMatchObject({ limit: 10 });
   });
 });
 

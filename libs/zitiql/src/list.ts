@@ -4,7 +4,7 @@
  * limits, ordering and errors are the same everywhere (WIRE.md "Lists and the filter language").
  */
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { ZitiError, isZitiError } from '@edge/errors';
+import { isZitiError } from '@edge/errors';
 import type { SortField } from './ast.js';
 import { compileWhere } from './compile.js';
 import { queryError, type ListParam } from './errors.js';
@@ -74,11 +74,10 @@ function compilePlan(fields: FieldMap, params: ListParams, options: ListOptions)
   let sort = query.sort.length > 0 ? { fields: query.sort, param: 'filter' as ListParam, text } : undefined;
   if (!sort && params.sort && params.sort.trim() !== '') sort = { fields: sortParam(params.sort), param: 'sort', text: params.sort };
   const all = options.unbounded ? UNBOUNDED : MAX_LIMIT;
-  const limitAsked = query.limit === 'none' ? all : (query.limit ?? params.limit ?? (options.unbounded ? UNBOUNDED : DEFAULT_LIMIT));
-  const offset = query.skip ?? params.offset ?? 0;
-  if (offset > MAX_OFFSET) {
-    throw new ZitiError('INVALID_PAGINATION', { cause: { field: 'offset', reason: `must be at most ${MAX_OFFSET}`, value: offset }, causeMessage: `offset must be at most ${MAX_OFFSET}` });
-  }
+  // As OpenZiti's store (checkLimits): a limit of 0 is the default, a skip past the furthest is clamped.
+  const filterLimit = query.limit === 0 && !options.unbounded ? undefined : query.limit;
+  const limitAsked = filterLimit === 'none' ? all : (filterLimit ?? params.limit ?? (options.unbounded ? UNBOUNDED : DEFAULT_LIMIT));
+  const offset = Math.min(query.skip ?? params.offset ?? 0, MAX_OFFSET);
   return {
     where: query.where ? compileWhere(query.where, fields, text) : undefined,
     orderBy: orderBy(fields, sort?.fields ?? defaultSort(fields, options), sort?.param ?? 'sort', sort?.text ?? ''),
