@@ -72,6 +72,9 @@ const cases: Case[] = [
   { name: 'a path id of 4,000 characters in an action', method: 'POST', path: () => `${M}/edge-routers/${'b'.repeat(4000)}/re-enroll`, status: 404, code: 'NOT_FOUND' },
   { name: 'bad percent-encoding in a path id', method: 'GET', path: () => `${M}/identities/%C0%AE`, status: 404, code: 'NOT_FOUND' },
   { name: 'a truncated escape in a path id', method: 'DELETE', path: () => `${M}/identities/ab%E0%A4`, status: 404, code: 'NOT_FOUND' },
+  // a huge value a service's field error echoes (once a 503 at the call's deadline, and the next call too)
+  { name: 'a 70,000-character value a service refuses', method: 'POST', path: () => `${C}/posture-response`, body: { id: 'x'.repeat(70_000), typeId: 'x'.repeat(70_000) }, status: 400, code: 'COULD_NOT_VALIDATE', field: 'typeId' },
+  { name: 'the next call to that service', method: 'POST', path: () => `${C}/posture-response`, body: { id: 'x', typeId: 'nope' }, status: 400, code: 'COULD_NOT_VALIDATE', field: 'typeId' },
   // bodies fastify refuses
   { name: 'a content type no route takes', method: 'POST', path: () => `${M}/identities`, raw: '<identity/>', status: 400, code: 'COULD_NOT_PARSE_BODY' },
   { name: 'invalid JSON', method: 'POST', path: () => `${M}/identities`, raw: '{"name": ', status: 400, code: 'COULD_NOT_PARSE_BODY' },

@@ -40,12 +40,43 @@ export function answeredHandlerError(thrown: unknown, service: string, log: Logg
 }
 
 /**
+ * The most bytes of an encoded error. As metadata (an HTTP/2 trailer, base64) it must stay well
+ * under the peer's limit (8 KB by default): an error of tens of kilobytes made the call, and the
+ * next on its connection, fail only at their deadlines.
+ */
+const MAX_ERROR_BYTES = 4096;
+/** The most characters of one string, and entries of one list or object, in a shortened error. */
+const MAX_ERROR_TEXT = 1024;
+const MAX_ERROR_ITEMS = 8;
+
+/** `v` with strings cut to {@link MAX_ERROR_TEXT} characters (ending in `…`), lists and objects to their first entries. */
+function shortened(v: unknown, max = MAX_ERROR_TEXT, depth = 0): unknown {
+  if (typeof v === 'string') return v.length > max ? `${v.slice(0, max)}…` : v;
+  if (v === null || typeof v !== 'object') return v;
+  if (depth >= 3) return Array.isArray(v) ? [] : {};
+  if (Array.isArray(v)) return v.slice(0, MAX_ERROR_ITEMS).map((x) => shortened(x, max, depth + 1));
+  return Object.fromEntries(Object.entries(v).slice(0, MAX_ERROR_ITEMS).map(([k, x]) => [shortened(k, max), shortened(x, max, depth + 1)]));
+}
+
+/**
  * A ZitiError as bytes: its code, status, message and cause, as it crosses gRPC (the value of
- * {@link ZITI_ERROR_KEY}, or one item's error in a batched answer).
+ * {@link ZITI_ERROR_KEY}, or one item's error in a batched answer). An error may echo the value
+ * at fault, and a client may send one of megabytes: past {@link MAX_ERROR_BYTES} the texts and
+ * lists in it are shortened, and if that is not enough, the value and arguments are left out.
  */
 export function encodeZitiError(err: ZitiError): Buffer {
   const payload = { code: err.code, status: err.status, message: err.message, cause: err.fieldCause, causeMessage: err.causeMessage, args: err.args };
-  return Buffer.from(JSON.stringify(payload));
+  for (const candidate of [payload, shortened(payload)]) {
+    const text = JSON.stringify(candidate);
+    if (Buffer.byteLength(text) <= MAX_ERROR_BYTES) return Buffer.from(text);
+  }
+  const cause = err.fieldCause && typeof err.fieldCause === 'object' ? err.fieldCause as Record<string, unknown> : undefined;
+  // Four texts of at most 200 characters (4 bytes each at most): under the limit whatever they hold.
+  const bare = {
+    code: err.code, status: err.status, message: shortened(err.message, 200),
+    cause: cause && shortened({ field: cause.field, reason: cause.reason, value: '(too large to show)' }, 200), causeMessage: shortened(err.causeMessage, 200),
+  };
+  return Buffer.from(JSON.stringify(bare));
 }
 
 /** The ZitiError {@link encodeZitiError} encoded; undefined when `raw` is not one (empty, malformed). */

@@ -19,6 +19,7 @@ beforeAll(async () => {
     async GetServerTls(_req, ctx) {
       seen = { requestId: ctx.requestId, actorId: ctx.actorId };
       if (mode === 'field') throw fieldError('name', 'must not be empty', '');
+      if (mode === 'huge') throw fieldError('typeId', 'must be one of OS, DOMAIN', 'x'.repeat(70_000));
       if (mode === 'bug') throw new Error('secret internal detail');
       if (mode === 'slow') {
         let done!: () => void;
@@ -80,6 +81,19 @@ describe('rpc', () => {
     const err = await client.getServerTls({}).catch((e: unknown) => e);
     expect(isZitiError(err)).toBe(true);
     expect(err).toMatchObject({ code: 'COULD_NOT_VALIDATE', status: 400, fieldCause: { field: 'name', reason: 'must not be empty' } });
+  });
+
+  it('brings back a ZitiError echoing a huge value, shortened, at once, and the channel serves the next call', async () => {
+    mode = 'huge';
+    const started = Date.now();
+    const err = await client.getServerTls({}).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'COULD_NOT_VALIDATE', status: 400, fieldCause: { field: 'typeId', reason: 'must be one of OS, DOMAIN' } });
+    const value = (err as ZitiError).fieldCause as { value: string };
+    expect(value.value.length).toBeLessThan(2000);
+    expect(value.value.startsWith('xxxx')).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1000);
+    mode = 'ok';
+    expect((await client.getServerTls({})).certChainPem).toBe('c');
   });
 
   it('hides the detail of an unexpected error', async () => {
