@@ -1,8 +1,9 @@
 /**
  * Every write of both APIs (POST, PUT and PATCH of the official specs) sent bodies shaped from
  * its schema with values of every wrong kind: strings of 70,000 characters, huge and fractional
- * numbers, nulls, lists and objects where scalars belong. Whatever is refused must be a 4xx:
- * never a 5xx. Deterministic (a fixed seed), as an admin, on the entities the fixtures hold.
+ * numbers, nulls, lists and objects where scalars belong; and every read (GET) of both sent
+ * filters, sorts and paging made of ZitiQL's pieces in any order. Whatever is refused must be a
+ * 4xx: never a 5xx. Deterministic (a fixed seed), as an admin, on the entities the fixtures hold.
  *
  * Regression: a value of 70,000 characters echoed in a service's field error crossed gRPC as a
  * trailer past the client's limit, and that call and the next to the service answered 503.
@@ -35,9 +36,9 @@ function writesOf(file: string) {
     for (const part of s?.allOf ?? []) out = { ...out, ...properties(part) };
     return out;
   };
-  const writes: Array<{ path: string; method: 'post' | 'put' | 'patch'; properties: Record<string, any> }> = [];
+  const writes: Array<{ path: string; method: 'get' | 'post' | 'put' | 'patch'; properties: Record<string, any> }> = [];
   for (const [path, ops] of Object.entries(spec.paths as Record<string, any>)) {
-    for (const method of ['post', 'put', 'patch'] as const) {
+    for (const method of ['get', 'post', 'put', 'patch'] as const) {
       const body = (ops[method]?.parameters ?? []).find((p: any) => p.in === 'body');
       if (ops[method]) writes.push({ path, method, properties: body ? properties(body.schema) : {} });
     }
@@ -68,11 +69,21 @@ function wrongBody(r: () => number, properties: Record<string, any>, resolve: (s
   return body;
 }
 
+/** A query string of filter, sort and paging made of ZitiQL's pieces, in any order. */
+function wrongQuery(r: () => number): string {
+  const pieces = ['name', 'id', 'tags.env', 'roleAttributes', 'anyOf(roleAttributes)', 'count(roleAttributes)', 'isEmpty(x)', 'createdAt', 'and', 'or',
+    'not', '(', ')', '=', '!=', '<', 'contains', 'in', '["a", 1]', 'between', '1', 'and 2', '"x"', 'null', 'true', 'datetime(2020-01-01T00:00:00Z)',
+    'sort by', 'name desc', 'skip', 'limit', 'none', '-1', '99999999999', '"\u0000"', 'x'.repeat(3000)];
+  const text = () => Array.from({ length: Math.floor(r() * 8) }, () => pieces[Math.floor(r() * pieces.length)]).join(' ');
+  const number = () => ['', '0', '-1', '-7', '1.5', 'x', '500', '501', '100001', '9223372036854775808'][Math.floor(r() * 10)]!;
+  return `filter=${encodeURIComponent(text())}&sort=${encodeURIComponent(text())}&limit=${number()}&offset=${number()}`;
+}
+
 // Paths left out: they end the admin's session or start its MFA, which later writes need.
 const LEFT_OUT = /authenticate|logout|current-api-session|mfa|database/;
 
-describe.each([['management', 'management.yml', '/edge/management/v1'], ['client', 'client.yml', '/edge/client/v1']] as const)('writes of the %s API', (_api, file, base) => {
-  it('answer bodies of every wrong shape with a 4xx, never a 5xx', async () => {
+describe.each([['management', 'management.yml', '/edge/management/v1'], ['client', 'client.yml', '/edge/client/v1']] as const)('requests to the %s API', (_api, file, base) => {
+  it('answer bodies and queries of every wrong shape with a 4xx, never a 5xx', async () => {
     const { writes, resolve } = writesOf(file);
     const r = rng(42);
     const ids = new Map<string, string>();
@@ -88,8 +99,9 @@ describe.each([['management', 'management.yml', '/edge/management/v1'], ['client
       const collection = /^(\/[^/{]+)\/\{id\}/.exec(w.path)?.[1];
       const path = (collection ? w.path.replace('{id}', await idOf(collection)) : w.path).replace(/\{[^}]+\}/g, 'none');
       for (let i = 0; i < 20; i++) {
-        const body = wrongBody(r, w.properties, resolve);
-        const res = await c.http.request(w.method.toUpperCase(), `${base}${path}`, { rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' }, session: admin, skipValidation: true });
+        const res = w.method === 'get'
+          ? await c.http.request('GET', `${base}${path}?${wrongQuery(r)}`, { session: admin, skipValidation: true })
+          : await c.http.request(w.method.toUpperCase(), `${base}${path}`, { rawBody: JSON.stringify(wrongBody(r, w.properties, resolve)), headers: { 'content-type': 'application/json' }, session: admin, skipValidation: true });
         if (res.status >= 500) failures.push(`${w.method.toUpperCase()} ${path} → ${res.status} ${res.text.slice(0, 200)}`);
       }
     }
