@@ -93,7 +93,7 @@ export function matchRolesCondition(req: { roles: readonly string[]; semantic: s
  * (by `id` otherwise). The `limit`, `offset` and `sort` parameters are not read: the API declares
  * the first two, the admin console sends a sort and asks with no limit for every attribute.
  */
-export function roleAttributesPlan(query: ListQueryMessage | null | undefined): ListPlan {
+function roleAttributesPlan(query: ListQueryMessage | null | undefined): ListPlan {
   return planList(ROLE_ATTRIBUTE_FIELDS, { filter: listParams(query).filter }, { defaultSort: 'id', unbounded: true });
 }
 

@@ -19,7 +19,7 @@ import type { RequestContext } from './context.js';
  */
 export const MAX_BATCH_ITEMS = 1000;
 
-/** Refuses a batched call of more than {@link MAX_BATCH_ITEMS} items (INVALID_ARGUMENT, naming `field`). */
+/** Refuses a batched call of more than {@link MAX_BATCH_ITEMS} items: COULD_NOT_VALIDATE naming `field` (INVALID_ARGUMENT over gRPC). */
 export function assertBatchSize(items: readonly unknown[], field: string): void {
   if (items.length > MAX_BATCH_ITEMS) throw fieldError(field, `must hold at most ${MAX_BATCH_ITEMS} items`, items.length);
 }
