@@ -108,3 +108,108 @@ describe('the access reader', () => {
     expect(reads.routers).toBe(0);
   });
 });
+
+describe('reading access parts ahead', () => {
+  const wanted = { from: 'model' as const, routers: true, counts: false };
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('reads the services asked to be warmed a page at a time, so their accesses read no service part', async () => {
+    const { store, reads } = fakeStore({ version: 1 });
+    const reader = createAccessReader(store, { settleMs: 0 });
+    reader.warm(Array.from({ length: 450 }, (_, i) => `s${i}`));
+    await reader.settled();
+    expect(reads).toMatchObject({ service: 450, serviceStatements: 3 });
+    expect((await reader.read(caller, 's7'))?.grant.permissions).toEqual(['Dial']);
+    expect((await reader.read(caller, 's449'))?.grant.permissions).toEqual(['Dial']);
+    expect(reads).toMatchObject({ service: 450, serviceStatements: 3, identity: 1 });
+    reader.stop();
+  });
+
+  it('reads again the parts a change made stale once the tables settled, so the next accesses wait for none', async () => {
+    const state = { version: 1 };
+    const { store, reads } = fakeStore(state);
+    const reader = createAccessReader(store, { settleMs: 30 });
+    for (const id of ['s1', 's2']) await reader.read(caller, id, wanted);
+    expect(reads).toMatchObject({ identity: 1, service: 2, routers: 1 });
+    state.version = 2;
+    await reader.changed();
+    // Nothing yet: the tables may still be changing.
+    expect(reads).toMatchObject({ identity: 1, service: 2, routers: 1 });
+    await reader.settled();
+    expect(reads).toMatchObject({ identity: 2, service: 4, routers: 2 });
+    for (const id of ['s1', 's2']) expect((await reader.read(caller, id, wanted))?.routers?.edgeRouters).toEqual([]);
+    // Only the version was read for them.
+    expect(reads).toMatchObject({ identity: 2, service: 4, routers: 2 });
+    reader.stop();
+  });
+
+  it('reads nothing ahead while changes keep coming', async () => {
+    const state = { version: 1 };
+    const { store, reads } = fakeStore(state);
+    const reader = createAccessReader(store, { settleMs: 60 });
+    await reader.read(caller, 's1');
+    for (let i = 0; i < 6; i++) {
+      state.version++;
+      await reader.changed();
+      await sleep(20);
+    }
+    expect(reads).toMatchObject({ identity: 1, service: 1 });
+    await reader.settled();
+    // One read each of what was kept, at the last version.
+    expect(reads).toMatchObject({ identity: 2, service: 2 });
+    reader.stop();
+  });
+
+  it('keeps no part read ahead that a newer change overtook: its key waits for the next round', async () => {
+    const state = { version: 1 };
+    const { store, reads } = fakeStore(state);
+    const reader = createAccessReader(store, { settleMs: 0 });
+    const services = store.services.bind(store);
+    let overtaken = false;
+    store.services = async (ids) => {
+      const parts = await services(ids);
+      if (!overtaken) {
+        // The read saw version 1; version 2 lands and is seen before the read is answered.
+        overtaken = true;
+        state.version = 2;
+        await reader.changed();
+      }
+      return parts;
+    };
+    reader.warm(['s1']);
+    await reader.settled();
+    // Read at 1 (not kept), then again at 2.
+    expect(reads.service).toBe(2);
+    await reader.read(caller, 's1');
+    expect(reads.service).toBe(2);
+    reader.stop();
+  });
+
+  it('tells a failed read ahead and leaves its parts to be read when asked for', async () => {
+    const { store, reads } = fakeStore({ version: 1 });
+    const warned: unknown[] = [];
+    const log = { warn: (o: unknown) => warned.push(o) } as never;
+    const reader = createAccessReader(store, { settleMs: 0, log });
+    const services = store.services.bind(store);
+    store.services = async () => {
+      throw new Error('connection lost');
+    };
+    reader.warm(['s1']);
+    await reader.settled();
+    expect(warned).toHaveLength(1);
+    store.services = services;
+    expect((await reader.read(caller, 's1'))?.grant.permissions).toEqual(['Dial']);
+    expect(reads.service).toBe(1);
+    reader.stop();
+  });
+
+  it('reads nothing ahead once stopped', async () => {
+    const { store, reads } = fakeStore({ version: 1 });
+    const reader = createAccessReader(store, { settleMs: 10 });
+    reader.warm(['s1', 's2']);
+    reader.stop();
+    await reader.settled();
+    await sleep(30);
+    expect(reads.service).toBe(0);
+  });
+});

@@ -12,7 +12,15 @@
  * its version is the current one, and an answer is made only of parts of one version, so it is
  * what the one-statement read would have answered at that version. A change made by any replica,
  * or behind every replica's back, is seen by the next read.
+ *
+ * Parts are also read ahead, in the background, so that accesses seldom wait for a cold one: the
+ * services asked to be warmed (every service, at start) and, once the tables have stood still for
+ * `settleMs` after a change, the parts the change made stale (the last kept before it, up to
+ * {@link AHEAD_AFTER_CHANGE} of each kind). They are read a page at a time, one statement in
+ * flight, and a read ahead that a newer change overtook is not kept. Reads ahead change no
+ * answer: a part is still used only at the version of the read.
  */
+import type { Logger } from '@edge/logging';
 import { createBatcher } from '@edge/rpc';
 import type { AccessRead, RoutersWanted, ServiceGrant } from './store/access.js';
 import type { AccessPartsStore, IdentityPart, RouterList, ServicePart } from './store/access-parts.js';
@@ -26,7 +34,25 @@ export interface AccessReaderOptions {
   maxParts?: number;
   /** The most edge routers kept across the router lists (a list weighs as many as it holds). */
   maxRouters?: number;
+  /** How long the tables stand still after a change before the parts it made stale are read ahead (default 250 ms). */
+  settleMs?: number;
+  /** Where a failed read ahead is told (it changes no answer: the parts are then read when asked for). */
+  log?: Logger;
 }
+
+/** Service parts read ahead by one statement. */
+const AHEAD_PAGE = 200;
+/** Identity parts and router lists read ahead at once (a statement each). */
+const AHEAD_PARALLEL = 4;
+/**
+ * The parts of each kind read ahead after a change at most: the last kept. The others are read
+ * when asked for, so a network of many identities and services does not read them all at each
+ * change.
+ */
+const AHEAD_AFTER_CHANGE = 2_000;
+
+/** The most identity parts and service parts kept, each, unless told otherwise. */
+export const ACCESS_PARTS_KEPT = 50_000;
 
 /** Reads tried with parts of differing versions before one falls back to the one-statement read. */
 const ATTEMPTS = 3;
@@ -44,6 +70,16 @@ function partCache<T extends { version: number }>(load: (key: string) => Promise
   };
   // Reads under way, shared by the accesses that need the same part (one SDK dialing many services).
   const reading = new Map<string, Promise<T>>();
+  /** Keeps a part, unless a part as new is kept or it weighs too much (the oldest make room). */
+  const offer = (key: string, part: T) => {
+    const now = kept.get(key)?.part;
+    const w = Math.max(1, weigh(part));
+    if ((now && now.version >= part.version) || w > maxWeight) return;
+    drop(key);
+    while (weight + w > maxWeight) drop(kept.keys().next().value!);
+    kept.set(key, { part, weight: w });
+    weight += w;
+  };
   const read = (key: string): Promise<T> => {
     let pending = reading.get(key);
     if (!pending) {
@@ -60,19 +96,20 @@ function partCache<T extends { version: number }>(load: (key: string) => Promise
       let part = await read(key);
       // A read that began before the version was: read again.
       if (part.version < version) part = await load(key);
-      const now = kept.get(key)?.part;
-      const w = Math.max(1, weigh(part));
-      if ((!now || now.version <= part.version) && w <= maxWeight) {
-        drop(key);
-        while (weight + w > maxWeight) drop(kept.keys().next().value!);
-        kept.set(key, { part, weight: w });
-        weight += w;
-      }
+      offer(key, part);
       return part;
     },
-    /** Forgets the parts older than `version`: they will not be used again. */
-    forgetBefore(version: number) {
-      for (const [key, e] of kept) if (e.part.version < version) drop(key);
+    offer,
+    /** Forgets the parts older than `version` (they will not be used again); their keys. */
+    forgetBefore(version: number): string[] {
+      const gone: string[] = [];
+      for (const [key, e] of kept) {
+        if (e.part.version < version) {
+          drop(key);
+          gone.push(key);
+        }
+      }
+      return gone;
     },
   };
 }
@@ -81,7 +118,7 @@ function partCache<T extends { version: number }>(load: (key: string) => Promise
 const identityKey = (c: Caller) => `${c.identityId}\u0000${c.roleAttributes.join('\u0000')}`;
 
 export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOptions = {}) {
-  const max = opts.maxParts ?? 50_000;
+  const max = opts.maxParts ?? ACCESS_PARTS_KEPT;
   const identities = partCache<IdentityPart>((key) => {
     const [identityId, ...roleAttributes] = key.split('\u0000');
     return store.identity(identityId!, roleAttributes);
@@ -103,14 +140,26 @@ export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOp
     }).then((v) => {
       if (v > latest) {
         latest = v;
-        identities.forgetBefore(v);
-        services.forgetBefore(v);
-        routers.forgetBefore(v);
+        const last = (keys: string[]) => keys.slice(-AHEAD_AFTER_CHANGE);
+        ahead.stale(last(identities.forgetBefore(v)), last(services.forgetBefore(v)), last(routers.forgetBefore(v)));
       }
       return v;
     });
     return next;
   };
+
+  const ahead = readAhead({
+    identities: (key) => {
+      const [identityId, ...roleAttributes] = key.split('\u0000');
+      return store.identity(identityId!, roleAttributes);
+    },
+    services: (ids) => store.services(ids),
+    routers: (key) => store.routers(key === '' ? [] : key.split('\u0000')),
+  }, {
+    identities: (key, part) => identities.offer(key, part),
+    services: (key, part) => services.offer(key, part),
+    routers: (key, part) => routers.offer(key, part),
+  }, () => latest, opts);
 
   /**
    * The parts of one access, all of one version: the identity's, the service's and, when wanted,
@@ -142,6 +191,19 @@ export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOp
   }
 
   return {
+    /** Reads the parts of these services ahead (at start: every service). */
+    warm(serviceIds: readonly string[]): void {
+      ahead.stale([], serviceIds, []);
+    },
+    /** Reads the version now, so the parts a change made stale are read ahead without waiting for an access. */
+    changed(): Promise<void> {
+      return currentVersion().then(() => undefined);
+    },
+    /** Resolves once nothing is waiting to be read ahead. */
+    settled: ahead.settled,
+    /** Stops reading ahead. */
+    stop: ahead.stop,
+
     /**
      * What the caller may do with the service, as the one-statement read answers it with the
      * edge routers matched in the read model (not read when `grantedOnly` and nothing is granted);
@@ -169,3 +231,92 @@ export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOp
 }
 
 export type AccessReader = ReturnType<typeof createAccessReader>;
+
+/**
+ * The background reads of parts ahead of their use: the keys waiting, by kind, read once the
+ * tables stood still for `settleMs`, services by pages, the others a few at a time. A part read
+ * ahead older than the newest version seen is not kept: its key waits again.
+ */
+function readAhead(
+  read: { identities(key: string): Promise<IdentityPart>; services(ids: string[]): Promise<ServicePart[]>; routers(key: string): Promise<RouterList> },
+  keep: { identities(key: string, p: IdentityPart): void; services(key: string, p: ServicePart): void; routers(key: string, p: RouterList): void },
+  latest: () => number,
+  opts: AccessReaderOptions,
+) {
+  const settleMs = opts.settleMs ?? 250;
+  const waiting = { identities: new Set<string>(), services: new Set<string>(), routers: new Set<string>() };
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let stopped = false;
+  let lastChange = 0;
+  let idle: Array<() => void> = [];
+  const pending = () => waiting.identities.size + waiting.services.size + waiting.routers.size > 0;
+  const take = (set: Set<string>, n: number) => {
+    const keys = [...set].slice(0, n);
+    for (const k of keys) set.delete(k);
+    return keys;
+  };
+  const schedule = (ms: number) => {
+    if (stopped || running) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void run(), ms).unref();
+  };
+  const wake = () => {
+    if (running || (pending() && !stopped)) return;
+    for (const resolve of idle) resolve();
+    idle = [];
+  };
+  /** Keeps what is as new as the newest version seen; else the key waits again. */
+  const offer = <T extends { version: number }>(set: Set<string>, give: (key: string, part: T) => void, key: string, part: T) => {
+    if (part.version >= latest()) give(key, part);
+    else set.add(key);
+  };
+
+  async function run(): Promise<void> {
+    running = true;
+    try {
+      // Until the waiting keys are read, or a change comes that the tables should settle after.
+      while (!stopped && pending() && Date.now() - lastChange >= settleMs) {
+        if (waiting.services.size > 0) {
+          const ids = take(waiting.services, AHEAD_PAGE);
+          const parts = await read.services(ids);
+          parts.forEach((p, i) => offer(waiting.services, keep.services, ids[i]!, p));
+        } else if (waiting.identities.size > 0) {
+          await Promise.all(take(waiting.identities, AHEAD_PARALLEL).map(async (k) => offer(waiting.identities, keep.identities, k, await read.identities(k))));
+        } else {
+          await Promise.all(take(waiting.routers, AHEAD_PARALLEL).map(async (k) => offer(waiting.routers, keep.routers, k, await read.routers(k))));
+        }
+      }
+    } catch (err) {
+      // The keys of the failed read are read when asked for.
+      opts.log?.warn({ err }, 'reading access parts ahead failed');
+    } finally {
+      running = false;
+    }
+    if (pending()) schedule(Math.max(0, lastChange + settleMs - Date.now()));
+    else wake();
+  }
+
+  return {
+    /** Keys whose parts a change made stale (or that should be warmed): read once the tables settle. */
+    stale(identities: readonly string[], services: readonly string[], routers: readonly string[]) {
+      if (stopped) return;
+      for (const k of identities) waiting.identities.add(k);
+      for (const k of services) waiting.services.add(k);
+      for (const k of routers) waiting.routers.add(k);
+      lastChange = Date.now();
+      schedule(settleMs);
+    },
+    settled(): Promise<void> {
+      return new Promise<void>((resolve) => {
+        idle.push(resolve);
+        wake();
+      });
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      wake();
+    },
+  };
+}

@@ -11,6 +11,7 @@ import { peerClient } from '@edge/rpc';
 import { createPolicyStores, type PolicyDb } from './store/index.js';
 import { createIdentityDirectory, createPolicyHandlers } from './grpc/index.js';
 import { createPolicyEvents } from './events.js';
+import { createAccessReader, ACCESS_PARTS_KEPT } from './access-reader.js';
 import { createEvaluationCache } from './evaluation-cache.js';
 import { createIntegrityCheck } from './integrity.js';
 import { createSystemPolicies } from './system-policies.js';
@@ -26,9 +27,13 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
     // Bounded by the services the cached pages hold (a few hundred bytes each), not by pages.
     const serviceLists = createEvaluationCache<ListServicesResponse>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 200_000, weigh: (r) => r.services?.length ?? 0 });
     const serviceDigests = createEvaluationCache<policy.ServiceListDigest>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 10_000 });
+    const stores = createPolicyStores(db);
+    const accessReader = createAccessReader(stores.accessParts, { log: ctx.log });
     const invalidate = () => {
       serviceLists.invalidate();
       serviceDigests.invalidate();
+      // The parts the change made stale are read ahead once the tables settle.
+      accessReader.changed().catch((err: unknown) => ctx.log.warn({ err }, 'reading the access version failed'));
     };
     const plumbing = createServiceEvents(ctx, db, 'policy');
     const events = createPolicyEvents(plumbing.outbox, invalidate);
@@ -37,10 +42,9 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
     // The edge routers policies select are matched in the read model of edge routers.
     const edgeRouters = createEdgeRouterModel(db);
     const identities = withEdgeRouterModel(createIdentityDirectory(identity), edgeRouters);
-    const stores = createPolicyStores(db);
     const checkIntegrity = createIntegrityCheck(stores.integrity, identities, events);
     server.add<PolicyServiceHandlers>(contracts.policy(), {
-      ...createPolicyHandlers({ stores, events, identities, edgeRouters, serviceLists, serviceDigests }),
+      ...createPolicyHandlers({ stores, events, identities, edgeRouters, serviceLists, serviceDigests, accessReader }),
       CheckIntegrity: async (req) => ({ issues: await checkIntegrity(req.fix) }),
     });
     const system = createSystemPolicies(stores.edgeRouterPolicies, identity, events, ctx.log);
@@ -56,8 +60,12 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
     // Filled at start (in the background: the identity service may start later), repaired periodically.
     const routerFill = plumbing.reconcile('edge-router-model', createEdgeRouterReconcile(edgeRouters, identity), 30_000);
     const cancelFill = runInBackground(async () => { await routerFill.runNow(); }, { what: 'filling the edge router read model', log: ctx.log });
+    // Every service's part is read ahead, so the first accesses after a start find them kept.
+    const cancelWarm = runInBackground(async () => accessReader.warm(await stores.services.ids(ACCESS_PARTS_KEPT)), { what: 'reading service access parts ahead', log: ctx.log });
     plumbing.start();
     return async () => {
+      cancelWarm();
+      accessReader.stop();
       cancelSweep();
       cancelFill();
       await Promise.all(followRouters.map((s) => s.unsubscribe()));

@@ -12,6 +12,7 @@ import { openConnection, type DbConnection } from '@edge/db';
 import { seqScansOf } from '@edge/testing';
 import type { policy as pb } from '@edge/proto';
 import { createEvaluationCache } from '../src/evaluation-cache.js';
+import { createAccessReader } from '../src/access-reader.js';
 import { createAccessHandlers } from '../src/grpc/access.js';
 import type { HandlerDeps } from '../src/grpc/common.js';
 import { createEvaluationHandlers } from '../src/grpc/evaluation.js';
@@ -86,7 +87,8 @@ beforeAll(async () => {
   const off = () => createEvaluationCache<never>({ ttlMs: 0 });
   const edgeRouters = createEdgeRouterModel(db);
   await edgeRouters.markFilled();
-  deps = { stores: createPolicyStores(db), events: undefined as never, identities, edgeRouters, serviceLists: off(), serviceDigests: off() } as HandlerDeps;
+  const stores = createPolicyStores(db);
+  deps = { stores, events: undefined as never, identities, edgeRouters, serviceLists: off(), serviceDigests: off(), accessReader: createAccessReader(stores.accessParts) } as HandlerDeps;
   handlers = { ...createEvaluationHandlers(deps), ...createAccessHandlers(deps) };
   unfilled = createAccessHandlers({ ...deps, edgeRouters: { ...edgeRouters, isFilled: async () => false } });
 }, 120_000);
@@ -159,7 +161,7 @@ describe('what an identity may do with a service', () => {
   // Before, six statements in three rounds: service and grant; granting policies with checks and
   // both router policy sides; the routers. Then one statement for the whole access.
   it('answers a session creation (grant, posture checks, edge routers) from parts read by index, then kept', async () => {
-    const via = createAccessHandlers(deps);
+    const via = createAccessHandlers({ ...deps, accessReader: createAccessReader(deps.stores.accessParts) });
     const cold = await answer({}, via);
     expectGrant(cold.access);
     expect(cold.access.edgeRouters!.map((r) => r.id)).toEqual(COMMON);
@@ -175,7 +177,7 @@ describe('what an identity may do with a service', () => {
   });
 
   it('counts the edge routers of each side from the same parts (policy advice)', async () => {
-    const via = createAccessHandlers(deps);
+    const via = createAccessHandlers({ ...deps, accessReader: createAccessReader(deps.stores.accessParts) });
     const { access, statements } = await answer({ grantedOnly: false, edgeRouterCounts: true }, via);
     expect([access.edgeRouters!.length, access.identityEdgeRouterCount, access.serviceEdgeRouterCount]).toEqual([30, 30, 30]);
     expect(statements).toHaveLength(4);
@@ -185,14 +187,14 @@ describe('what an identity may do with a service', () => {
   });
 
   it('reads no edge router when none is asked for', async () => {
-    const { access, statements } = await answer({ edgeRouters: false }, createAccessHandlers(deps));
+    const { access, statements } = await answer({ edgeRouters: false }, createAccessHandlers({ ...deps, accessReader: createAccessReader(deps.stores.accessParts) }));
     expect(access.edgeRouters).toEqual([]);
     expect(statements).toHaveLength(3);
     expect(await scansOf(statements)).toEqual([]);
   });
 
   it('answers a caller no policy grants with not found, reading only its own part once the service\'s is kept', async () => {
-    const via = createAccessHandlers(deps);
+    const via = createAccessHandlers({ ...deps, accessReader: createAccessReader(deps.stores.accessParts) });
     await answer({}, via);
     const statements = await statementsOf(async () => {
       await expect(answer({ roleAttributes: ['team-11'] }, via)).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -201,7 +203,7 @@ describe('what an identity may do with a service', () => {
   });
 
   it('sees a change made behind its back at the next read, the kept parts read again', async () => {
-    const via = createAccessHandlers(deps);
+    const via = createAccessHandlers({ ...deps, accessReader: createAccessReader(deps.stores.accessParts) });
     await answer({}, via);
     const policies = sql.id(h.schema, 'service_policies');
     await sql`update ${policies} set identity_roles = array['#team-x'], identity_attrs = array['team-x'] where id = 'sp10'`.execute(h.db);

@@ -13,7 +13,6 @@
 import { notFound } from '@edge/errors';
 import type { identity as ipb, policy as pb } from '@edge/proto';
 import { assertBatchSize } from '@edge/rpc';
-import { createAccessReader } from '../access-reader.js';
 import type { Policy } from '../domain/policy.js';
 import type { AccessRouterSelections, RoutersWanted } from '../store/access.js';
 import type { AccessRouters } from '../store/edge-router-model.js';
@@ -29,9 +28,7 @@ const NO_ROUTERS: AccessRouters = { edgeRouters: [], identityEdgeRouterCount: 0,
 
 type AccessRequest = pb.GetServiceAccessRequest__Output;
 
-export function createAccessHandlers({ stores, identities, edgeRouters }: HandlerDeps) {
-  const reader = createAccessReader(stores.accessParts);
-
+export function createAccessHandlers({ stores, identities, edgeRouters, accessReader: reader }: HandlerDeps) {
   /**
    * How the edge routers of an access are read with its grant: not at all when none are asked
    * for; matched in the read model when it can answer (it is filled, and no page of them is asked

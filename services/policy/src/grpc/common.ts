@@ -1,6 +1,7 @@
 /**
  * What every handler group of the policy service shares: its dependencies and small mappers.
  */
+import type { AccessReader } from '../access-reader.js';
 import type { Stored } from '../domain/entity.js';
 import type { policy as pb } from '@edge/proto';
 import type { EvaluationCache } from '../evaluation-cache.js';
@@ -20,6 +21,8 @@ export interface HandlerDeps {
   serviceLists: EvaluationCache<pb.ListServicesResponse>;
   /** Digests of whole service lists (service updates); emptied with `serviceLists`. */
   serviceDigests: EvaluationCache<pb.ServiceListDigest>;
+  /** Service accesses from parts kept in memory (access-reader.ts). */
+  accessReader: AccessReader;
 }
 
 /** The common fields of an entity as proto messages carry them. */

@@ -125,6 +125,11 @@ export function createServiceStore(db: PolicyKysely) {
       return this.get(id);
     },
 
+    /** The ids of the first `limit` services, by id. */
+    async ids(limit: number): Promise<string[]> {
+      return (await db.selectFrom('services').select('id').orderBy('id').limit(limit).execute()).map((r) => r.id);
+    },
+
     /** Ids of the services a role condition selects. */
     async matchIds(cond: Expression<SqlBool>): Promise<string[]> {
       return (await db.selectFrom('services').select('id').where(cond).orderBy('id').execute()).map((r) => r.id);
