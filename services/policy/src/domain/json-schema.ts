@@ -4,7 +4,8 @@
  * draft-07 keywords and the formats below. `pattern` and `patternProperties` run on RE2 (as
  * gojsonschema runs them on Go's regexp): matching takes time linear in the input, so a pattern
  * such as `^(a+)+$` cannot hold the service, and a pattern RE2 does not support (lookaround,
- * backreferences) is refused when the config type is written.
+ * backreferences) is refused when the config type is written. `uniqueItems` takes time linear in
+ * the array too (see {@link duplicateOf}).
  */
 import AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -29,11 +30,50 @@ function idnHostname(value: string): boolean {
 /** ajv's pattern constructor: RE2 semantics, unanchored search as JSON schema's `pattern`. */
 const re2 = Object.assign((pattern: string) => RE2JS.compile(pattern), { code: 'RE2JS.compile' });
 
+/** A value's text with each object's keys in order: two values JSON schema calls equal have the same. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/**
+ * The duplicate ajv's own `uniqueItems` reports (the last item equal to an earlier one, and the
+ * last such earlier one), found in one pass. ajv compares every pair of items whose schema names
+ * no scalar type, as the built-in intercept schemas' `inhabitedSet` does: a config of 30,000
+ * addresses held the policy service for seconds, and the time grew with the square of the count.
+ */
+export function duplicateOf(items: readonly unknown[]): { i: number; j: number } | undefined {
+  const last = new Map<string, number>();
+  let found: { i: number; j: number } | undefined;
+  items.forEach((item, i) => {
+    const key = canonical(item);
+    const j = last.get(key);
+    if (j !== undefined) found = { i, j };
+    last.set(key, i);
+  });
+  return found;
+}
+
+/** `uniqueItems` through {@link duplicateOf}, with ajv's own error. */
+function uniqueItems(unique: boolean, data: unknown[]): boolean {
+  const dup = unique ? duplicateOf(data) : undefined;
+  if (!dup) return true;
+  uniqueItems.errors = [{ keyword: 'uniqueItems', params: dup, message: `must NOT have duplicate items (items ## ${dup.j} and ${dup.i} are identical)` }];
+  return false;
+}
+uniqueItems.errors = [] as Array<Partial<ErrorObject>>;
+
 function createAjv(): Ajv {
   // addUsedSchema: false, so schemas sharing an $id (a type and its copy) never collide.
   const ajv = new Ajv({ strict: false, allErrors: false, addUsedSchema: false, validateSchema: true, code: { regExp: re2 } });
   addFormats(ajv);
   ajv.addFormat('idn-hostname', idnHostname);
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', errors: true, validate: uniqueItems });
   return ajv;
 }
 
