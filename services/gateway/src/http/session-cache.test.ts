@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '@edge/bus';
 import type { Bus } from '@edge/bus';
+import { ZitiError } from '@edge/errors';
 import { createGate } from '@edge/testing';
 import type { Clients } from '../clients.js';
 import { createSessionCache, type Principal, type SessionCache } from './session-cache.js';
@@ -16,6 +17,8 @@ function authStandIn() {
   const ownerVersion: Record<string, string> = {};
   const modelVersion: Record<string, string> = {};
   const gate = createGate();
+  /** Tokens whose API session ended without an event reaching the cache. */
+  const refused = new Set<string>();
   const identities: Record<string, string> = { 'token-a': 'identity-a', 'token-b': 'identity-b', 'token-brief': 'identity-brief' };
   // An API session that expires a moment after it is validated.
   const expiresAt = (token: string) => (token === 'token-brief' ? new Date(Date.now() + 100).toISOString() : new Date(Date.now() + 1_800_000).toISOString());
@@ -25,6 +28,7 @@ function authStandIn() {
         calls.push(token);
         if (minIdentityUpdatedAt) floorsAsked.push(minIdentityUpdatedAt);
         await gate.passed();
+        if (refused.has(token)) throw new ZitiError('UNAUTHORIZED');
         const identityId = identities[token]!;
         const held = modelVersion[identityId] ?? ownerVersion[identityId] ?? '2026-01-01T00:00:00.000Z';
         const version = minIdentityUpdatedAt > held ? ownerVersion[identityId]! : held;
@@ -36,6 +40,7 @@ function authStandIn() {
     clients,
     calls,
     floorsAsked,
+    refused,
     /** The identity changed at its owner; the read model has not caught up yet. */
     changeAtOwner(identityId: string, version: string) {
       modelVersion[identityId] ??= ownerVersion[identityId] ?? '2026-01-01T00:00:00.000Z';
@@ -167,5 +172,48 @@ describe('session cache', () => {
     await cache.resolve('token-a', 'a-bearer-jwt');
     await cache.resolve('token-b');
     expect(auth.calls).toEqual(['token-a', 'token-a', 'token-b', 'token-a', 'token-a']);
+  });
+
+  describe('validating ahead', () => {
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    let brief: SessionCache;
+    beforeEach(() => {
+      // A 600 ms lifetime: validated ahead from 500 ms.
+      brief = createSessionCache(auth.clients, bus, 600);
+    });
+
+    it('validates a token in use again in the background before its entry ends, so no request waits for it', async () => {
+      await brief.resolve('token-a');
+      await wait(520);
+      auth.hold();
+      // Answered from the entry while the validation ahead waits.
+      expect((await brief.resolve('token-a')).apiSession?.identityId).toBe('identity-a');
+      await settle();
+      expect(auth.calls).toEqual(['token-a', 'token-a']);
+      auth.release();
+      await settle();
+      await wait(100);
+      // Past the first entry's end: the entry the validation ahead made answers.
+      await brief.resolve('token-a');
+      expect(auth.calls).toEqual(['token-a', 'token-a']);
+    });
+
+    it('drops the entry when the validation ahead is refused, so the next request is refused', async () => {
+      await brief.resolve('token-a');
+      await wait(520);
+      auth.refused.add('token-a');
+      await brief.resolve('token-a');
+      await settle();
+      await expect(brief.resolve('token-a')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+      expect(auth.calls).toEqual(['token-a', 'token-a', 'token-a']);
+    });
+
+    it('does not validate ahead an entry its API session\'s expiry ends', async () => {
+      await brief.resolve('token-brief');
+      await wait(50);
+      await brief.resolve('token-brief');
+      await settle();
+      expect(auth.calls).toEqual(['token-brief']);
+    });
   });
 });

@@ -16,6 +16,12 @@
  * Requests that miss on the same token at once share one validation. A validation still under
  * way when such an event arrives serves only the requests that came before the event and is not
  * cached: requests after it validate again.
+ *
+ * A token in use is validated again ahead of its entry's end: a request in the last sixth of the
+ * lifetime is answered from the entry while a validation runs in the background, whose answer
+ * replaces the entry (a refusal drops it). So a client's requests do not all wait for a
+ * validation once a minute, nor do the clients that logged in together all at the same moment.
+ * An entry ended by its API session's expiry is not validated ahead.
  */
 import { createHash } from 'node:crypto';
 import type { Bus, Subscription } from '@edge/bus';
@@ -23,6 +29,7 @@ import {
   API_SESSION_DELETED, API_SESSION_UPDATED, AUTH_POLICY_EVENTS, EXTERNAL_JWT_SIGNER_EVENTS, IDENTITY_ENVIRONMENT, IDENTITY_EVENTS, MFA_EVENTS,
   PRINCIPAL_UPDATED,
 } from '@edge/events';
+import { isZitiError } from '@edge/errors';
 import type { auth } from '@edge/proto';
 import type { Clients } from '../clients.js';
 
@@ -31,6 +38,8 @@ export type Principal = auth.Principal__Output;
 interface Entry {
   principal: Principal;
   until: number;
+  /** From when a request validates the token again in the background (never: Infinity). */
+  refreshFrom: number;
   /** The key of the session token alone, so forgetting a token drops its bearer variants. */
   tokenKey: string;
 }
@@ -39,11 +48,16 @@ const MAX_ENTRIES = 50_000;
 /** Floors above this many are swept of those older than the cache lifetime. */
 const SWEEP_FLOORS = 10_000;
 
-/** Until when a principal may be served from cache: `ttlMs` from now, and not past its session's expiry. */
-function cachedUntil(principal: Principal, ttlMs: number): number {
-  const until = Date.now() + ttlMs;
+/**
+ * Until when a principal may be served from cache (`ttlMs` from now, and not past its session's
+ * expiry), and from when it is validated ahead (the last sixth of `ttlMs`; never when the
+ * session's expiry ends it first).
+ */
+function lifetime(principal: Principal, ttlMs: number): { until: number; refreshFrom: number } {
+  const now = Date.now();
   const expires = Date.parse(principal.apiSession?.expiresAt ?? '');
-  return Number.isFinite(expires) ? Math.min(until, expires) : until;
+  if (Number.isFinite(expires) && expires < now + ttlMs) return { until: expires, refreshFrom: Infinity };
+  return { until: now + ttlMs, refreshFrom: now + ttlMs - ttlMs / 6 };
 }
 
 /** The cache of token → principal, with event-driven invalidation. */
@@ -125,34 +139,46 @@ export function createSessionCache(clients: Clients, bus: Bus, ttlMs = 60_000) {
     return new Date(f.version).toISOString();
   };
 
+  /** Validates the token, shared by the requests meanwhile, and caches the answer if no invalidation came. */
+  const validate = (k: string, token: string, bearerToken: string): Promise<Principal> => {
+    const flight: Promise<Principal> = Promise.resolve()
+      .then(() => clients.auth.validateSession({ token, bearerToken }))
+      .then((principal) => {
+        const floor = floorAbove(principal);
+        return floor === undefined ? principal : clients.auth.validateSession({ token, bearerToken, minIdentityUpdatedAt: floor });
+      })
+      .then((principal) => {
+        // Cached only when no invalidation came meanwhile (it would have emptied `pending`).
+        if (pending.get(k) === flight) {
+          if (byToken.size >= MAX_ENTRIES && !byToken.has(k)) remove(byToken.keys().next().value!);
+          put(k, { principal, ...lifetime(principal, ttlMs), tokenKey: key(token) });
+        }
+        return principal;
+      })
+      .finally(() => {
+        if (pending.get(k) === flight) pending.delete(k);
+      });
+    pending.set(k, flight);
+    return flight;
+  };
+
   return {
     /** The principal of a token; throws the auth service's UNAUTHORIZED when it is not valid. */
     async resolve(token: string, bearerToken = ''): Promise<Principal> {
       // The bearer JWT may complete a secondary factor, so it is part of what is cached.
       const k = key(bearerToken ? `${token}\u0000${bearerToken}` : token);
       const hit = byToken.get(k);
-      if (hit && hit.until > Date.now()) return hit.principal;
-      const under = pending.get(k);
-      if (under) return under;
-      const flight: Promise<Principal> = Promise.resolve()
-        .then(() => clients.auth.validateSession({ token, bearerToken }))
-        .then((principal) => {
-          const floor = floorAbove(principal);
-          return floor === undefined ? principal : clients.auth.validateSession({ token, bearerToken, minIdentityUpdatedAt: floor });
-        })
-        .then((principal) => {
-          // Cached only when no invalidation came meanwhile (it would have emptied `pending`).
-          if (pending.get(k) === flight) {
-            if (byToken.size >= MAX_ENTRIES) remove(byToken.keys().next().value!);
-            put(k, { principal, until: cachedUntil(principal, ttlMs), tokenKey: key(token) });
-          }
-          return principal;
-        })
-        .finally(() => {
-          if (pending.get(k) === flight) pending.delete(k);
-        });
-      pending.set(k, flight);
-      return flight;
+      const now = Date.now();
+      if (hit && hit.until > now) {
+        if (hit.refreshFrom <= now && !pending.has(k)) {
+          // A refusal drops the entry (the next request learns it); any other failure leaves it to end.
+          validate(k, token, bearerToken).catch((err: unknown) => {
+            if (isZitiError(err) && err.code === 'UNAUTHORIZED' && byToken.get(k) === hit) remove(k);
+          });
+        }
+        return hit.principal;
+      }
+      return pending.get(k) ?? validate(k, token, bearerToken);
     },
     /**
      * Drops every principal of the identity this replica holds, for a change the caller made to
