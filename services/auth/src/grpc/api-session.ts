@@ -69,7 +69,9 @@ export function createApiSessionHandlers(deps: HandlerDeps): Handlers {
   return {
     async Authenticate(req) {
       const { session, token, identity, totpEnrolled } = await deps.authenticate(req);
-      return withExtendFlags(toProtoApiSession(session, identity, timeoutMinutes, token, totpEnrolled));
+      const answer = toProtoApiSession(session, identity, timeoutMinutes, token, totpEnrolled);
+      // Only a certificate authenticator is asked to be extended: other logins read none.
+      return req.method === 'cert' ? withExtendFlags(answer) : answer;
     },
     async ValidateSession(req) {
       const notBefore = req.minIdentityUpdatedAt ? new Date(req.minIdentityUpdatedAt) : undefined;
