@@ -203,6 +203,20 @@ describe('reading access parts ahead', () => {
     reader.stop();
   });
 
+  it('tells nothing of a read ahead that the stop cut short', async () => {
+    const { store } = fakeStore({ version: 1 });
+    const warned: unknown[] = [];
+    const reader = createAccessReader(store, { settleMs: 0, log: { warn: (o: unknown) => warned.push(o) } as never });
+    store.services = async () => {
+      reader.stop();
+      throw new Error('the pool was closed');
+    };
+    reader.warm(['s1', ...Array.from({ length: 300 }, (_, i) => `s${i + 2}`)]);
+    // Settled though keys still wait: nothing more will be read.
+    await reader.settled();
+    expect(warned).toEqual([]);
+  });
+
   it('reads nothing ahead once stopped', async () => {
     const { store, reads } = fakeStore({ version: 1 });
     const reader = createAccessReader(store, { settleMs: 10 });

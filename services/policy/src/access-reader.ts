@@ -288,12 +288,12 @@ function readAhead(
         }
       }
     } catch (err) {
-      // The keys of the failed read are read when asked for.
-      opts.log?.warn({ err }, 'reading access parts ahead failed');
+      // The keys of the failed read are read when asked for; a read cut short by the stop is no failure.
+      if (!stopped) opts.log?.warn({ err }, 'reading access parts ahead failed');
     } finally {
       running = false;
     }
-    if (pending()) schedule(Math.max(0, lastChange + settleMs - Date.now()));
+    if (pending() && !stopped) schedule(Math.max(0, lastChange + settleMs - Date.now()));
     else wake();
   }
 
