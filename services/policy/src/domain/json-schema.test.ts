@@ -65,6 +65,12 @@ describe('config data validation', () => {
     expect(failure(() => validateConfigData({ type: 'array', uniqueItems: false }, [1, 1] as unknown as Json))).toBeUndefined();
   });
 
+  // Regression: a schema of 5,000 properties was refused as "not a valid JSON schema: Maximum call stack size exceeded".
+  it('refuses a schema too large to compile as too large, not as invalid', () => {
+    const wide = { type: 'object', properties: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`p${i}`, { type: 'string' }])) };
+    expect(failure(() => checkSchema(wide))).toMatchObject({ code: 'COULD_NOT_VALIDATE', field: 'schema', reason: 'is too large or too deeply nested to be compiled' });
+  });
+
   it('refuses a pattern the linear engine cannot run when the schema is written', () => {
     expect(failure(() => checkSchema({ type: 'string', pattern: '^(?=a)a$' }))).toMatchObject({ code: 'COULD_NOT_VALIDATE', field: 'schema' });
     expect(failure(() => checkSchema({ type: 'string', pattern: '(a)\\1' }))).toMatchObject({ field: 'schema' });

@@ -92,12 +92,18 @@ function compile(schema: Json): ValidateFunction {
   return fn;
 }
 
+/**
+ * Why a schema cannot be compiled: ajv's own reason, or, when its code generation ran out of
+ * stack (thousands of properties, or nesting as deep), that the schema is too large.
+ */
+const compileFailure = (err: unknown) => (err instanceof RangeError ? 'is too large or too deeply nested to be compiled' : (err as Error).message);
+
 /** Checks that `schema` is a JSON schema a config can be validated against; else a 400 on `schema`. */
 export function checkSchema(schema: Json): void {
   try {
     compile(schema);
   } catch (err) {
-    throw fieldError('schema', `is not a valid JSON schema: ${(err as Error).message}`, schema);
+    throw fieldError('schema', err instanceof RangeError ? compileFailure(err) : `is not a valid JSON schema: ${compileFailure(err)}`, schema);
   }
 }
 
@@ -137,7 +143,7 @@ export function validateConfigData(schema: Json, data: Json): void {
   try {
     fn = compile(schema);
   } catch (err) {
-    throw fieldError('data', `the config type's schema cannot be used: ${(err as Error).message}`, null);
+    throw fieldError('data', `the config type's schema cannot be used: ${compileFailure(err)}`, null);
   }
   if (fn(data)) return;
   const first = fn.errors![0]!;
