@@ -119,15 +119,17 @@ const identityKey = (c: Caller) => `${c.identityId}\u0000${c.roleAttributes.join
 
 export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOptions = {}) {
   const max = opts.maxParts ?? ACCESS_PARTS_KEPT;
-  const identities = partCache<IdentityPart>((key) => {
+  const loadIdentity = (key: string) => {
     const [identityId, ...roleAttributes] = key.split('\u0000');
     return store.identity(identityId!, roleAttributes);
-  }, max);
+  };
+  const loadRouters = (key: string) => store.routers(key === '' ? [] : key.split('\u0000'));
+  const identities = partCache<IdentityPart>(loadIdentity, max);
   // The service parts wanted in one turn are read by one statement: after a change, or at a new
   // replica's start, the accesses of a batch each want their own.
   const serviceParts = createBatcher((ids: string[]) => store.services(ids), { maxBatch: 64, maxInFlight: 4 });
   const services = partCache<ServicePart>(serviceParts, max);
-  const routers = partCache<RouterList>((key) => store.routers(key === '' ? [] : key.split('\u0000')), opts.maxRouters ?? 100_000, (list) => list.routers.length);
+  const routers = partCache<RouterList>(loadRouters, opts.maxRouters ?? 100_000, (list) => list.routers.length);
 
   // The version read shared by the reads of one turn: started after each of them arrived, so none
   // is answered from a state older than its own arrival.
@@ -148,14 +150,7 @@ export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOp
     return next;
   };
 
-  const ahead = readAhead({
-    identities: (key) => {
-      const [identityId, ...roleAttributes] = key.split('\u0000');
-      return store.identity(identityId!, roleAttributes);
-    },
-    services: (ids) => store.services(ids),
-    routers: (key) => store.routers(key === '' ? [] : key.split('\u0000')),
-  }, {
+  const ahead = readAhead({ identities: loadIdentity, services: (ids) => store.services(ids), routers: loadRouters }, {
     identities: (key, part) => identities.offer(key, part),
     services: (key, part) => services.offer(key, part),
     routers: (key, part) => routers.offer(key, part),
