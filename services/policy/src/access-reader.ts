@@ -150,11 +150,11 @@ export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOp
     return next;
   };
 
-  const ahead = readAhead({ identities: loadIdentity, services: (ids) => store.services(ids), routers: loadRouters }, {
-    identities: (key, part) => identities.offer(key, part),
-    services: (key, part) => services.offer(key, part),
-    routers: (key, part) => routers.offer(key, part),
-  }, () => latest, opts);
+  const ahead = readAhead(
+    { identities: loadIdentity, services: (ids) => store.services(ids), routers: loadRouters },
+    { identities: identities.offer, services: services.offer, routers: routers.offer },
+    () => latest, opts,
+  );
 
   /**
    * The parts of one access, all of one version: the identity's, the service's and, when wanted,

@@ -9,7 +9,6 @@ import type { RoleSplit } from '../domain/roles.js';
 import type { Service, ServiceInput } from '../domain/service.js';
 import { found, inTransaction, json, listRoleAttributes, NOW, writeError, type PolicyDb, type PolicyKysely, type ServicesTable } from './db.js';
 
-
 /** What a filter on `/services` may read. */
 export const SERVICE_FIELDS: FieldMap = {
   ...entityFields({ named: true }),
