@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ZitiError, fieldError } from '@edge/errors';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET } from '@edge/zitiql';
 
 /**
  * `tags` / `appData`: a map whose values may be any JSON value (numbers, booleans, null, nested
@@ -113,18 +114,13 @@ function text(raw: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-/** The entities of a list page when no limit is asked, and the most one holds. */
-const DEFAULT_PAGE = 10;
-const MAX_PAGE = 500;
-/** The furthest a page may start. */
-const MAX_OFFSET = 100_000;
 
 /** Reads the list parameters from a query string object. */
 export function parsePaging(query: Record<string, unknown>): Paging {
-  const asked = pagingNumber('limit', query.limit, DEFAULT_PAGE);
+  const asked = pagingNumber('limit', query.limit, DEFAULT_LIMIT);
   // `limit=-1` asks OpenZiti's controller for every entity (the admin console sends it to fill
   // its pickers); here it gets as many as one page holds, as `limit none` in a filter does.
-  const limit = asked === -1 ? MAX_PAGE : asked <= 0 ? DEFAULT_PAGE : Math.min(asked, MAX_PAGE);
+  const limit = asked === -1 ? MAX_LIMIT : asked <= 0 ? DEFAULT_LIMIT : Math.min(asked, MAX_LIMIT);
   const offset = Math.min(Math.max(pagingNumber('offset', query.offset, 0), 0), MAX_OFFSET);
   const roles = query.roleFilter;
   const roleFilter = (Array.isArray(roles) ? roles : roles === undefined ? [] : [roles]).filter((r): r is string => typeof r === 'string');
