@@ -73,17 +73,25 @@ function compilePlan(fields: FieldMap, params: ListParams, options: ListOptions)
   const query = parseFilter(text);
   let sort = query.sort.length > 0 ? { fields: query.sort, param: 'filter' as ListParam, text } : undefined;
   if (!sort && params.sort && params.sort.trim() !== '') sort = { fields: sortParam(params.sort), param: 'sort', text: params.sort };
-  const all = options.unbounded ? UNBOUNDED : MAX_LIMIT;
-  // As OpenZiti's store (checkLimits): a limit of 0 is the default, a skip past the furthest is clamped.
-  const filterLimit = query.limit === 0 && !options.unbounded ? undefined : query.limit;
-  const limitAsked = filterLimit === 'none' ? all : (filterLimit ?? params.limit ?? (options.unbounded ? UNBOUNDED : DEFAULT_LIMIT));
+  // As OpenZiti's store (checkLimits): a skip past the furthest is clamped.
   const offset = Math.min(query.skip ?? params.offset ?? 0, MAX_OFFSET);
   return {
     where: query.where ? compileWhere(query.where, fields, text) : undefined,
     orderBy: orderBy(fields, sort?.fields ?? defaultSort(fields, options), sort?.param ?? 'sort', sort?.text ?? ''),
-    limit: options.unbounded ? limitAsked : Math.min(limitAsked, MAX_LIMIT),
+    limit: pageLimit(query.limit, params.limit, options.unbounded ?? false),
     offset,
   };
+}
+
+/**
+ * The rows of a page: the filter's `limit` over the parameter's, clamped to {@link MAX_LIMIT}
+ * (`none` is that most, and 0 the default, as OpenZiti's store's checkLimits); of an unbounded
+ * list, only the filter's, unclamped, and every row without one.
+ */
+function pageLimit(inFilter: number | 'none' | undefined, asked: number | undefined, unbounded: boolean): number {
+  if (unbounded) return typeof inFilter === 'number' ? inFilter : UNBOUNDED;
+  if (inFilter === 'none') return MAX_LIMIT;
+  return Math.min((inFilter || undefined) ?? asked ?? DEFAULT_LIMIT, MAX_LIMIT);
 }
 
 function sortParam(text: string): SortField[] {
