@@ -43,7 +43,14 @@ export async function bootstrapDefaultAdmin(deps: BootstrapDeps): Promise<void> 
   const inserted = await store.insertUpdbIfAbsent({
     id: newId(), identityId: admin.id, username, passwordHash: await hashPassword(password),
   });
-  if (!inserted) return; // another replica won the race and reports its own password
+  if (!inserted) {
+    // another replica won the race and reports its own password, or the admin's updb
+    // authenticator was given another username since (then there is nothing to create)
+    if (!(await store.findUpdbByUsername(username))) {
+      log.warn({ username, identityId: admin.id }, 'default admin already has a updb authenticator under another username; none created');
+    }
+    return;
+  }
   log.info({ username, identityId: admin.id, generatedPassword: generated }, 'default admin authenticator created');
   if (generated) await reportGeneratedPassword(config.dataDir, username, password);
 }

@@ -83,4 +83,13 @@ describe('default admin bootstrap with a configured password', () => {
     const s = await client.authenticate({ method: 'password', username: 'root', password: 'configured-secret' });
     expect(s.token).not.toBe('');
   });
+
+  it('starts when the admin\'s updb authenticator was given another username since', async () => {
+    await h.db.updateTable('authenticators').set({ username: 'renamed' }).where('username', '=', 'root').execute();
+    const before = await h.db.selectFrom('authenticators').selectAll().execute();
+    const { client } = await h.startAuth();
+    expect(await h.db.selectFrom('authenticators').selectAll().execute()).toEqual(before);
+    const s = await client.authenticate({ method: 'password', username: 'renamed', password: 'configured-secret' });
+    expect(s.isAdmin).toBe(true);
+  });
 });

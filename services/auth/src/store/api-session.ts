@@ -109,15 +109,16 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
     },
 
     /**
-     * Inserts a updb authenticator unless its username is taken; true when this call inserted
-     * it (so replicas starting together can tell which one created the default admin).
+     * Inserts a updb authenticator unless its username is taken or its identity already has
+     * one; true when this call inserted it (so replicas starting together can tell which one
+     * created the default admin). Either unique key may be the one a concurrent insert hits
+     * first, so the conflict names no target.
      */
     async insertUpdbIfAbsent(a: NewUpdbAuthenticator): Promise<boolean> {
       return events.transaction(async (trx) => {
         const rows = await trx.insertInto('authenticators')
           .values({ id: a.id, identity_id: a.identityId, method: 'updb', username: a.username, password_hash: a.passwordHash })
-          // the predicate must be a literal for Postgres to infer the partial unique index
-          .onConflict((oc) => oc.column('username').where('method', '=', sql.lit('updb')).doNothing())
+          .onConflict((oc) => oc.doNothing())
           .returning(['id', 'identity_id'])
           .execute();
         await events.authenticatorsChanged(trx, 'created', owned(rows));
