@@ -81,6 +81,8 @@ interface Proven {
   policy: AuthPolicy;
   /** A certificate the controller issued, which the client may extend. */
   isCertExtendable?: boolean;
+  /** Whether the identity has verified TOTP, when proving it read that already. */
+  totpEnrolled?: boolean;
 }
 
 const invalidAuth = () => new ZitiError('INVALID_AUTH');
@@ -147,19 +149,22 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     const authenticator = await store.findUpdbByUsername(input.username);
     // Verified even when the username is unknown, so timing does not tell which names exist.
     const ok = await verifyPassword(input.password, authenticator?.passwordHash);
-    if (!authenticator) throw invalidAuth();
-    const identity = await identities.find(authenticator.identityId);
+    // Read once the password is checked, in one statement: its lockout (a lockout that failures
+    // racing this login imposed meanwhile is seen even before the identity service has disabled
+    // the identity), the identity, its policy and its TOTP.
+    const checked = authenticator && await lockouts.checkedPassword(authenticator.id);
+    if (!authenticator || !checked) throw invalidAuth();
+    const { identity: local } = checked;
+    const identity = local.state === 'present' ? local.identity : local.state === 'deleted' ? undefined : await identities.find(authenticator.identityId);
     if (!identity || identity.disabled) throw invalidAuth();
-    const policy = await policies.forIdentity(identity.authPolicyId);
+    const policy = checked.policy ?? await policies.forIdentity(identity.authPolicyId);
     if (!allowsMethod(policy, 'password')) throw invalidAuth();
     if (!ok) {
       await recordFailure(authenticator.id, identity, policy);
       throw invalidAuth();
     }
-    // decided on the authenticator row: a lockout that failures racing this login imposed
-    // meanwhile is seen even before the identity service has disabled the identity
-    if (!(await lockouts.admit(authenticator.id))) throw invalidAuth();
-    return { identity, authenticatorId: authenticator.id, policy };
+    if (!(await lockouts.admit(authenticator.id, checked))) throw invalidAuth();
+    return { identity, authenticatorId: authenticator.id, policy, totpEnrolled: checked.totpEnrolled };
   }
 
   /**
@@ -219,11 +224,12 @@ export function createAuthenticate(deps: AuthenticateDeps) {
   return async function authenticate(input: AuthenticateInput): Promise<Authenticated> {
     const prove = { password: passwordIdentity, cert: certIdentity, 'ext-jwt': extJwtIdentity }[input.method];
     if (!prove) throw new ZitiError('INVALID_AUTH_METHOD');
-    const { identity, authenticatorId, policy, isCertExtendable = false } = await limited(input, () => prove(input));
+    const proven = await limited(input, () => prove(input));
+    const { identity, authenticatorId, policy, isCertExtendable = false } = proven;
     const token = newToken();
     // as authenticate_router.go: verified MFA, or a policy requiring TOTP (the identity must then
     // enroll first), makes the new session partial until MFA is completed
-    const totpEnrolled = await deps.isMfaEnrolled(identity.id);
+    const totpEnrolled = proven.totpEnrolled ?? await deps.isMfaEnrolled(identity.id);
     const isMfaRequired = requiresTotp(policy) || totpEnrolled;
     const session = await store.insertApiSession({
       id: newId(), tokenHash: hashToken(token), identityId: identity.id, authenticatorId,

@@ -27,7 +27,7 @@ export interface AuthPolicyPage {
   total: number;
 }
 
-function toAuthPolicy(r: Selectable<AuthPoliciesTable>): AuthPolicy {
+export function toAuthPolicy(r: Selectable<AuthPoliciesTable>): AuthPolicy {
   return {
     id: r.id,
     name: r.name,

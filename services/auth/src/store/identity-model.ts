@@ -28,7 +28,8 @@ const toRow = (r: IdentityRecord, deleted: boolean) => ({
 const CONTENT = ['name', 'type_id', 'is_admin', 'is_default_admin', 'disabled', 'disabled_until', 'auth_policy_id', 'external_id', 'permissions', 'role_attributes', 'deleted'] as const;
 const contentOf = (table: string) => sql.join(CONTENT.map((c) => sql.ref(`${table}.${c}`)));
 
-function toInfo(r: Omit<IdentitiesTable, 'seen_at'>, now = new Date()): IdentityInfo {
+/** An identity as login and the principal see it, from its row of the model. */
+export function toIdentityInfo(r: Omit<IdentitiesTable, 'seen_at'>, now = new Date()): IdentityInfo {
   return {
     id: r.id, name: r.name, isAdmin: r.is_admin, isDefaultAdmin: r.is_default_admin,
     disabled: isDisabledNow(r.disabled, r.disabled_until, now), authPolicyId: r.auth_policy_id,
@@ -38,6 +39,12 @@ function toInfo(r: Omit<IdentitiesTable, 'seen_at'>, now = new Date()): Identity
 
 /** What a look-up by id found: the identity, that it was deleted, or nothing known. */
 export type ModelLookup = { state: 'present'; identity: IdentityInfo } | { state: 'deleted' } | { state: 'unknown' };
+
+/** The look-up answer of a row of the model (undefined: none). */
+export function lookupOf(row: Omit<IdentitiesTable, 'seen_at'> | undefined): ModelLookup {
+  if (!row) return { state: 'unknown' };
+  return row.deleted ? { state: 'deleted' } : { state: 'present', identity: toIdentityInfo(row) };
+}
 
 /** Creates the read model over the auth schema; changes record their event through `outbox`. */
 /**
@@ -118,14 +125,12 @@ export function createIdentityModel(db: Db, outbox: Outbox<AuthDb>) {
     },
 
     async find(id: string): Promise<ModelLookup> {
-      const row = await db.selectFrom('identities').selectAll().where('id', '=', id).executeTakeFirst();
-      if (!row) return { state: 'unknown' };
-      return row.deleted ? { state: 'deleted' } : { state: 'present', identity: toInfo(row) };
+      return lookupOf(await db.selectFrom('identities').selectAll().where('id', '=', id).executeTakeFirst());
     },
 
     async findByExternalId(externalId: string): Promise<IdentityInfo | undefined> {
       const row = await db.selectFrom('identities').selectAll().where('external_id', '=', externalId).where('deleted', '=', false).executeTakeFirst();
-      return row && toInfo(row);
+      return row && toIdentityInfo(row);
     },
 
     /** The identities of `ids` this model holds, and the ids it knows to be deleted. */
@@ -137,7 +142,7 @@ export function createIdentityModel(db: Db, outbox: Outbox<AuthDb>) {
       const now = new Date();
       for (const r of rows) {
         if (r.deleted) deleted.add(r.id);
-        else found.set(r.id, toInfo(r, now));
+        else found.set(r.id, toIdentityInfo(r, now));
       }
       return { found, deleted };
     },

@@ -3,10 +3,15 @@
  * state and each decision is one statement: a failure is counted, and the one reaching the
  * policy's maxAttempts locks the row, atomically; a correct password is admitted only by a
  * statement that finds the row unlocked. So once maxAttempts failures are recorded, no login
- * racing them gets in, whatever the identity service has been told yet.
+ * racing them gets in, whatever the identity service has been told yet. That statement reads,
+ * with the lockout, the rest a login needs once its password is checked (identity, policy, TOTP).
  */
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import type { AuthDb } from './db.js';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import { precompiled } from '@edge/db';
+import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy } from '../domain/auth-policy.js';
+import { toAuthPolicy } from './auth-policy.js';
+import type { AuthDb, AuthPoliciesTable, IdentitiesTable } from './db.js';
+import { lookupOf, type ModelLookup } from './identity-model.js';
 
 /** What a policy says about consecutive wrong passwords. */
 export interface LockoutRule {
@@ -16,13 +21,73 @@ export interface LockoutRule {
   lockoutDurationMinutes: number;
 }
 
+/**
+ * What a login reads once its password is checked, right or wrong: the lockout of its
+ * authenticator, its identity as the read model holds it, that identity's auth policy (the
+ * default one when it names none that exists) and whether it has verified TOTP.
+ */
+export interface CheckedPassword {
+  /** Locked now: a correct password is not admitted. */
+  locked: boolean;
+  /** Failures counted since the last admitted login. */
+  failedAttempts: number;
+  identity: ModelLookup;
+  /** The policy of a present identity; undefined when the model does not hold it (or no policy exists). */
+  policy: AuthPolicy | undefined;
+  totpEnrolled: boolean;
+}
+
+type IdentityColumn = Exclude<keyof IdentitiesTable, 'seen_at'>;
+const IDENTITY_COLUMNS: readonly IdentityColumn[] = [
+  'id', 'name', 'type_id', 'is_admin', 'is_default_admin', 'disabled', 'disabled_until', 'auth_policy_id', 'external_id', 'permissions',
+  'role_attributes', 'deleted', 'updated_at',
+];
+const POLICY_COLUMNS: ReadonlyArray<keyof AuthPoliciesTable> = [
+  'id', 'name', 'primary_cert_allowed', 'primary_cert_allow_expired_certs', 'primary_ext_jwt_allowed', 'primary_ext_jwt_allowed_signers',
+  'primary_updb_allowed', 'primary_updb_min_password_length', 'primary_updb_require_mixed_case', 'primary_updb_require_number_char',
+  'primary_updb_require_special_char', 'primary_updb_max_attempts', 'primary_updb_lockout_duration_minutes', 'secondary_require_totp',
+  'secondary_require_ext_jwt_signer', 'tags', 'created_at', 'updated_at',
+];
+
+/** The columns of `table` (aliased `prefix_column`) taken back out of a row. */
+function unprefixed<C extends string>(row: Record<string, unknown>, prefix: string, columns: readonly C[]): Record<C, unknown> | undefined {
+  if (row[`${prefix}_id`] === null) return undefined;
+  return Object.fromEntries(columns.map((c) => [c, row[`${prefix}_${c}`]])) as Record<C, unknown>;
+}
+
 /** The row is not locked now. */
 const unlocked = (eb: ExpressionBuilder<AuthDb, 'authenticators'>) =>
   eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]);
 
 /** Creates the lockout statements over the auth schema. */
 export function createLockoutStore(db: Kysely<AuthDb>) {
+  // One statement: the policy is the identity's, or the default one (ordered after it).
+  const checked = precompiled(1, (authenticatorId: string) => db.selectFrom('authenticators as a')
+    .leftJoin('identities as i', 'i.id', 'a.identity_id')
+    .leftJoinLateral((eb) => eb.selectFrom('auth_policies as ap').select(POLICY_COLUMNS.map((c) => `ap.${c}` as const))
+      .where((w) => w.or([w('ap.id', '=', w.ref('i.auth_policy_id')), w('ap.id', '=', DEFAULT_AUTH_POLICY_ID)]))
+      .orderBy(sql`ap.id = i.auth_policy_id`, 'desc').limit(1).as('p'), (join) => join.onTrue())
+    .select((eb) => [
+      'a.failed_attempts', sql<boolean>`coalesce(a.locked_until > now(), false)`.as('locked'),
+      eb.exists(eb.selectFrom('mfas as m').select('m.id').whereRef('m.identity_id', '=', 'a.identity_id').where('m.is_verified', '=', true)).as('totp'),
+      ...IDENTITY_COLUMNS.map((c) => sql.ref(`i.${c}`).as(`i_${c}`)),
+      ...POLICY_COLUMNS.map((c) => sql.ref(`p.${c}`).as(`p_${c}`)),
+    ])
+    .where('a.id', '=', authenticatorId));
+
   return {
+    /** What a login reads once its password is checked (see {@link CheckedPassword}); undefined when the authenticator is gone. */
+    async checkedPassword(authenticatorId: string): Promise<CheckedPassword | undefined> {
+      const row = (await checked(db, authenticatorId))[0] as Record<string, unknown> | undefined;
+      if (!row) return undefined;
+      const identity = lookupOf(unprefixed(row, 'i', IDENTITY_COLUMNS) as Omit<IdentitiesTable, 'seen_at'> | undefined);
+      const policy = unprefixed(row, 'p', POLICY_COLUMNS) as Selectable<AuthPoliciesTable> | undefined;
+      return {
+        locked: row.locked as boolean, failedAttempts: row.failed_attempts as number, identity,
+        policy: identity.state === 'present' && policy ? toAuthPolicy(policy) : undefined, totpEnrolled: row.totp as boolean,
+      };
+    },
+
     /**
      * Counts one wrong password, unless the row is locked already; true when this failure
      * reached maxAttempts and locked it (the count starts again for after the lockout).
@@ -47,16 +112,13 @@ export function createLockoutStore(db: Kysely<AuthDb>) {
     },
 
     /**
-     * Admits a correct password: false while the row is locked. The check is the point at
-     * which the login counts; the count then starts again, by a statement that cannot lift a
-     * lockout imposed in between.
+     * Admits a correct password, given what was read once it was checked: false while the row
+     * was locked. That read is the point at which the login counts; the count then starts
+     * again, by a statement that cannot lift a lockout imposed in between.
      */
-    async admit(authenticatorId: string): Promise<boolean> {
-      const row = await db.selectFrom('authenticators')
-        .select(['failed_attempts', sql<boolean>`coalesce(locked_until > now(), false)`.as('locked')])
-        .where('id', '=', authenticatorId).executeTakeFirst();
-      if (!row || row.locked) return false;
-      if (row.failed_attempts > 0) {
+    async admit(authenticatorId: string, checked: CheckedPassword): Promise<boolean> {
+      if (checked.locked) return false;
+      if (checked.failedAttempts > 0) {
         await db.updateTable('authenticators').set({ failed_attempts: 0, locked_until: null })
           .where('id', '=', authenticatorId).where(unlocked).execute();
       }
