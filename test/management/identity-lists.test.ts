@@ -85,7 +85,7 @@ function reference(filter: string): { ids: string[]; total: number } {
   const hits = records.filter((x) => (q.where ? evaluate(q.where, x, IDENTITY_FIELDS, filter) : true));
   const sorted = sortRecords(hits, q.sort.length > 0 ? q.sort : [{ field: 'createdAt', direction: 'asc', pos: 0 }], IDENTITY_FIELDS);
   const skip = q.skip ?? 0;
-  const limit = q.limit === 'none' || q.limit === undefined ? 500 : Math.min(q.limit, 500);
+  const limit = q.limit === 'none' ? Infinity : q.limit === undefined ? 500 : Math.min(q.limit, 500);
   return { ids: sorted.slice(skip, skip + limit).map((x) => x.id as string), total: hits.length };
 }
 
@@ -197,13 +197,17 @@ describe('identity list paging', () => {
     const r = await list(`limit=20&offset=1&filter=${enc('true skip 3 limit 5')}`);
     expect(r.body.meta.pagination).toEqual({ limit: 5, offset: 3, totalCount: COUNT + 1 });
     expect(r.body.data.map((d: { id: string }) => d.id)).toEqual(reference('true skip 3 limit 5').ids);
-    expect((await list(`filter=${enc('limit none')}`)).body.meta.pagination.limit).toBe(500);
   });
 
-  it('answers limit=-1, OpenZiti\'s "all of them", with as many as one page holds', async () => {
+  it('answers limit=-1 and limit none, OpenZiti\'s "all of them", with every identity and limit -1', async () => {
     const r = await list('limit=-1&offset=0&sort=name%20asc');
-    expect(r.body.meta.pagination).toEqual({ limit: 500, offset: 0, totalCount: COUNT + 1 });
+    expect(r.body.meta.pagination).toEqual({ limit: -1, offset: 0, totalCount: COUNT + 1 });
     expect(r.body.data).toHaveLength(COUNT + 1);
+    const none = await list(`limit=5&filter=${enc('true skip 3 limit none')}`);
+    expect(none.body.meta.pagination).toEqual({ limit: -1, offset: 3, totalCount: COUNT + 1 });
+    expect(none.body.data.map((d: { id: string }) => d.id)).toEqual(reference('true skip 3 limit none').ids);
+    // The filter's limit wins over limit=-1.
+    expect((await list(`limit=-1&filter=${enc('true limit 4')}`)).body.meta.pagination).toEqual({ limit: 4, offset: 0, totalCount: COUNT + 1 });
   });
 
   it('sorts by the sort parameter when the filter has no sort by', async () => {

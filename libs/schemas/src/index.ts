@@ -77,13 +77,15 @@ export { z };
  * The parameters of a list request (WIRE.md), read as OpenZiti's controller reads them
  * (routes.GetRequestPaging, then the store's checkLimits): an integer that does not parse is
  * INVALID_PAGINATION; a limit of 0 or below -1 is the default 10, above 500 is 500, and `-1`
- * (OpenZiti's "all of them") is as many as one page holds; a negative offset is 0 and one above
- * 100000 is 100000. With the ZitiQL `filter` and `sort` texts (parsed by the service owning the
+ * is OpenZiti's "all of them" (`every`; the limit then is one page's, for the owning service to
+ * answer a page at a time); a negative offset is 0 and one above 100000 is 100000. With the ZitiQL `filter` and `sort` texts (parsed by the service owning the
  * list), and the repeatable `roleFilter` with its `roleSemantic`.
  */
 export interface Paging {
   limit: number;
   offset: number;
+  /** `limit=-1`: every row (unless the filter names a limit). */
+  every: boolean;
   filter: string;
   sort: string;
   roleFilter: string[];
@@ -119,12 +121,13 @@ function text(raw: unknown): string {
 export function parsePaging(query: Record<string, unknown>): Paging {
   const asked = pagingNumber('limit', query.limit, DEFAULT_LIMIT);
   // `limit=-1` asks OpenZiti's controller for every entity (the admin console sends it to fill
-  // its pickers); here it gets as many as one page holds, as `limit none` in a filter does.
-  const limit = asked === -1 ? MAX_LIMIT : asked <= 0 ? DEFAULT_LIMIT : Math.min(asked, MAX_LIMIT);
+  // its pickers), as `limit none` in a filter does.
+  const every = asked === -1;
+  const limit = every ? MAX_LIMIT : asked <= 0 ? DEFAULT_LIMIT : Math.min(asked, MAX_LIMIT);
   const offset = Math.min(Math.max(pagingNumber('offset', query.offset, 0), 0), MAX_OFFSET);
   const roles = query.roleFilter;
   const roleFilter = (Array.isArray(roles) ? roles : roles === undefined ? [] : [roles]).filter((r): r is string => typeof r === 'string');
-  return { limit, offset, filter: text(query.filter), sort: text(query.sort), roleFilter, roleSemantic: text(query.roleSemantic) };
+  return { limit, offset, every, filter: text(query.filter), sort: text(query.sort), roleFilter, roleSemantic: text(query.roleSemantic) };
 }
 
 const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

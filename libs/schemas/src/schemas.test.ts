@@ -13,14 +13,14 @@ const code = (fn: () => unknown) => {
 
 describe('parsePaging', () => {
   it('defaults, clamps and rejects', () => {
-    expect(parsePaging({})).toEqual({ limit: 10, offset: 0, filter: '', sort: '', roleFilter: [], roleSemantic: '' });
+    expect(parsePaging({})).toEqual({ limit: 10, offset: 0, every: false, filter: '', sort: '', roleFilter: [], roleSemantic: '' });
     expect(parsePaging({ filter: 'name = "a"', sort: 'name', roleFilter: '#a', roleSemantic: 'AnyOf' })).toMatchObject({ filter: 'name = "a"', sort: 'name', roleFilter: ['#a'], roleSemantic: 'AnyOf' });
     expect(parsePaging({ roleFilter: ['#a', '@b'], filter: ['x', 'y'] })).toMatchObject({ roleFilter: ['#a', '@b'], filter: 'y' });
     expect(parsePaging({ limit: '900', offset: '5' })).toMatchObject({ limit: 500, offset: 5 });
-    expect(parsePaging({ limit: '-1' })).toMatchObject({ limit: 500 });
+    expect(parsePaging({ limit: '-1' })).toMatchObject({ limit: 500, every: true });
     // As OpenZiti's controller: what parses as an integer is clamped, not refused.
     expect(parsePaging({ limit: '0', offset: '-1' })).toMatchObject({ limit: 10, offset: 0 });
-    expect(parsePaging({ limit: '-2', offset: '100001' })).toMatchObject({ limit: 10, offset: 100000 });
+    expect(parsePaging({ limit: '-2', offset: '100001' })).toMatchObject({ limit: 10, offset: 100000, every: false });
     expect(parsePaging({ limit: '+3', offset: '+4' })).toMatchObject({ limit: 3, offset: 4 });
     expect(code(() => parsePaging({ limit: '1.5' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'limit' });
     expect(code(() => parsePaging({ limit: 'abc' }))).toMatchObject({ code: 'INVALID_PAGINATION', field: 'limit' });

@@ -24,6 +24,10 @@ export interface ListParams {
   filter?: string;
   /** The `sort` parameter (`name desc, createdAt`), used when the filter has no `sort by`. */
   sort?: string;
+  /** `limit=-1`: every row, unless the filter names a limit (answered a page at a time, see {@link ListPlan.every}). */
+  every?: boolean;
+  /** Rows of an every-row list the caller already holds: the page starts that far past the offset. */
+  continueAt?: number;
 }
 
 /** How to run the list. */
@@ -32,6 +36,12 @@ export interface ListPlan {
   orderBy: RawBuilder<unknown>[];
   limit: number;
   offset: number;
+  /**
+   * Every row was asked for (`limit=-1`, `limit none`): this is one page of them, of at most
+   * {@link MAX_LIMIT} rows, `continueAt` rows past the asked `offset`. The caller asks again
+   * until it holds them all, so no answer carries more than a page.
+   */
+  every?: { offset: number };
 }
 
 /** Per-resource defaults. */
@@ -47,15 +57,19 @@ export interface ListOptions {
 
 /**
  * Parses, checks and compiles a list request. `sort by`, `skip` and `limit` inside the filter
- * override the parameters (as controller/api_impl/query_options.go in OpenZiti); `limit none`
- * and larger limits are clamped to 500; the order always ends with `id` so pages are stable.
+ * override the parameters (as controller/api_impl/query_options.go in OpenZiti); larger limits
+ * are clamped to 500, and `limit none` (or `limit=-1`) asks for every row, a page at a time; the
+ * order always ends with `id` so pages are stable.
  */
 export function planList(fields: FieldMap, params: ListParams, options: ListOptions = {}): ListPlan {
   // A plan is a pure function of its inputs and is never changed (withCondition makes a new one),
   // so the plans of recent requests are reused: a console or SDK asks the same lists again and again.
   let plans = recentPlans.get(fields);
   if (!plans) recentPlans.set(fields, (plans = new Map()));
-  const key = JSON.stringify([params.filter ?? '', params.sort ?? '', params.limit ?? null, params.offset ?? null, options.defaultSort ?? null, options.unbounded ?? false]);
+  const key = JSON.stringify([
+    params.filter ?? '', params.sort ?? '', params.limit ?? null, params.offset ?? null, params.every ?? false, params.continueAt ?? 0,
+    options.defaultSort ?? null, options.unbounded ?? false,
+  ]);
   const known = plans.get(key);
   if (known) return known;
   const plan = compilePlan(fields, params, options);
@@ -75,23 +89,22 @@ function compilePlan(fields: FieldMap, params: ListParams, options: ListOptions)
   if (!sort && params.sort && params.sort.trim() !== '') sort = { fields: sortParam(params.sort), param: 'sort', text: params.sort };
   // As OpenZiti's store (checkLimits): a skip past the furthest is clamped.
   const offset = Math.min(query.skip ?? params.offset ?? 0, MAX_OFFSET);
-  return {
-    where: query.where ? compileWhere(query.where, fields, text) : undefined,
-    orderBy: orderBy(fields, sort?.fields ?? defaultSort(fields, options), sort?.param ?? 'sort', sort?.text ?? ''),
-    limit: pageLimit(query.limit, params.limit, options.unbounded ?? false),
-    offset,
-  };
+  const where = query.where ? compileWhere(query.where, fields, text) : undefined;
+  const order = orderBy(fields, sort?.fields ?? defaultSort(fields, options), sort?.param ?? 'sort', sort?.text ?? '');
+  // The filter's limit over the parameter's: `limit none`, or `limit=-1` with none in the filter.
+  const every = !options.unbounded && (query.limit === 'none' || (query.limit === undefined && params.every === true));
+  if (every) return { where, orderBy: order, limit: MAX_LIMIT, offset: offset + (params.continueAt ?? 0), every: { offset } };
+  return { where, orderBy: order, limit: pageLimit(query.limit, params.limit, options.unbounded ?? false), offset };
 }
 
 /**
- * The rows of a page: the filter's `limit` over the parameter's, clamped to {@link MAX_LIMIT}
- * (`none` is that most, and 0 the default, as OpenZiti's store's checkLimits); of an unbounded
- * list, only the filter's, unclamped, and every row without one.
+ * The rows of a page that is not every row's: the filter's `limit` over the parameter's, clamped
+ * to {@link MAX_LIMIT} (0 is the default, as OpenZiti's store's checkLimits); of an unbounded
+ * list, only the filter's, unclamped, and every row without one (or with `limit none`).
  */
 function pageLimit(inFilter: number | 'none' | undefined, asked: number | undefined, unbounded: boolean): number {
   if (unbounded) return typeof inFilter === 'number' ? inFilter : UNBOUNDED;
-  if (inFilter === 'none') return MAX_LIMIT;
-  return Math.min((inFilter || undefined) ?? asked ?? DEFAULT_LIMIT, MAX_LIMIT);
+  return Math.min((typeof inFilter === 'number' && inFilter > 0 ? inFilter : undefined) ?? asked ?? DEFAULT_LIMIT, MAX_LIMIT);
 }
 
 function sortParam(text: string): SortField[] {
@@ -166,15 +179,17 @@ export interface ListQueryMessage {
   offset: number;
   filter: string;
   sort: string;
+  every?: boolean;
+  continueAt?: number;
 }
 
 /** Reads a ListQuery message; a 0 limit means the default, as protobuf cannot tell unset from 0. */
 export function listParams(q: ListQueryMessage | null | undefined): ListParams {
   if (!q) return {};
-  return { limit: q.limit || undefined, offset: q.offset, filter: q.filter, sort: q.sort };
+  return { limit: q.limit || undefined, offset: q.offset, filter: q.filter, sort: q.sort, every: q.every || undefined, continueAt: q.continueAt || undefined };
 }
 
-/** The page meta of a list answer (edge.common.v1.ListMeta). */
+/** The page meta of a list answer (edge.common.v1.ListMeta); an every-row page says so, with the offset asked. */
 export function listMeta(plan: ListPlan, totalCount: number, fields: FieldMap) {
-  return { totalCount, limit: plan.limit, offset: plan.offset, filterableFields: Object.keys(fields) };
+  return { totalCount, limit: plan.limit, offset: plan.every?.offset ?? plan.offset, filterableFields: Object.keys(fields), every: plan.every !== undefined };
 }

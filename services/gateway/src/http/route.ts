@@ -10,6 +10,7 @@ import { noteRequest } from './request-facts.js';
 import { TRACE_ID_HEADER } from './request-log.js';
 import type { Principal, SessionCache } from './session-cache.js';
 import { callerPrincipal } from './caller.js';
+import { withEveryRow } from './every-row.js';
 
 /** What a handler returns: a status and a body (already an envelope), plus optional headers. */
 export interface Result {
@@ -88,7 +89,7 @@ export function createRouter(app: FastifyInstance, cache: SessionCache, registry
         const principal = await authorize(req, access, cache);
         ctx.actorId = principal?.apiSession?.identityId;
         ctx.principal = callerPrincipal(principal);
-        return { principal, result: await handler(req, principal) };
+        return { principal, result: method === 'GET' ? await withEveryRow(req, () => handler(req, principal)) : await handler(req, principal) };
       });
       if (result.status === 201) noteRequest(req, { createdId: createdIdOf(result.body) });
       if (access === 'admin' && method !== 'GET') options.onAdminWrite?.();
