@@ -53,3 +53,19 @@ describe('every-row lists', () => {
     expect(page.body.data).toHaveLength(500);
   });
 });
+
+describe('a router with more service edge router policies than a page holds', () => {
+  it('lists the services of every one of them', async () => {
+    const router = (await post('/edge-routers', { name: 'every-row-er', roleAttributes: ['every-row-er'] })).body.data.id as string;
+    const service = (await post('/services', { name: 'every-row-svc', encryptionRequired: true, roleAttributes: ['every-row-svc'] })).body.data.id as string;
+    for (let i = 0; i < 500; i += 16) {
+      await Promise.all(Array.from({ length: Math.min(16, 500 - i) }, (_, j) => post('/service-edge-router-policies', {
+        name: `every-row-serp-${i + j}`, semantic: 'AllOf', serviceRoles: ['#nothing-here'], edgeRouterRoles: ['#every-row-er'],
+      })));
+    }
+    // The 501st policy, the last in the order they are read in, is the one granting the service.
+    await post('/service-edge-router-policies', { name: 'every-row-serp-last', semantic: 'AllOf', serviceRoles: ['#every-row-svc'], edgeRouterRoles: ['#every-row-er'] });
+    const r = await get(`/edge-routers/${router}/services`);
+    expect(r.body.data.map((s: { id: string }) => s.id)).toEqual([service]);
+  }, 60_000);
+});

@@ -56,7 +56,7 @@ export function createServiceHandlers(deps: HandlerDeps) {
     if (req.edgeRouter) {
       // The services any service edge router policy selecting this router grants it.
       const scope = { prefix: 'edge_router', id: req.edgeRouter.id, attributes: req.edgeRouter.roleAttributes };
-      const every = planList(stores.serviceEdgeRouterPolicies.fields, { filter: 'limit none' });
+      const every = planList(stores.serviceEdgeRouterPolicies.fields, {}, { unbounded: true });
       const policies = (await stores.serviceEdgeRouterPolicies.list(every, scope)).items;
       return { where: stores.services.matchingAny(policies.map(serviceRolesOf)) };
     }
