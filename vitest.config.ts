@@ -17,6 +17,7 @@ const EMBEDDED_E2E = [
   'test/client/services.test.ts',
   'test/management/policies.test.ts',
   'test/management/identity-list-holds.test.ts',
+  'test/management/every-row.test.ts',
   'test/request-fuzz.test.ts',
 ];
 
