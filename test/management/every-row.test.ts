@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestController, type TestController } from '../support/controller.js';
 import { adminApi } from '../support/admin-api.js';
+import { createPasswordIdentity } from '../support/password-identity.js';
 
 const MORE_THAN_A_PAGE = 520;
 let c: TestController;
@@ -67,5 +68,26 @@ describe('a router with more service edge router policies than a page holds', ()
     await post('/service-edge-router-policies', { name: 'every-row-serp-last', semantic: 'AllOf', serviceRoles: ['#every-row-svc'], edgeRouterRoles: ['#every-row-er'] });
     const r = await get(`/edge-routers/${router}/services`);
     expect(r.body.data.map((s: { id: string }) => s.id)).toEqual([service]);
+  }, 60_000);
+});
+
+describe('a session granted by more service policies than a page holds', () => {
+  it('names every one of them in the management session list', async () => {
+    const user = await createPasswordIdentity(c, admin, 'every-row-user', 'every-row-password-1');
+    await post('/edge-routers', { name: 'every-row-user-er', roleAttributes: ['every-row-user'] });
+    await post('/edge-router-policies', { name: 'every-row-user-erp', semantic: 'AllOf', identityRoles: [`@${user.id}`], edgeRouterRoles: ['#every-row-user'] });
+    const service = (await post('/services', { name: 'every-row-user-svc', encryptionRequired: true, roleAttributes: ['every-row-user'] })).body.data.id as string;
+    await post('/service-edge-router-policies', { name: 'every-row-user-serp', semantic: 'AllOf', serviceRoles: ['#every-row-user'], edgeRouterRoles: ['#every-row-user'] });
+    const GRANTS = 501;
+    for (let i = 0; i < GRANTS; i += 16) {
+      await Promise.all(Array.from({ length: Math.min(16, GRANTS - i) }, (_, j) => post('/service-policies', {
+        name: `every-row-dial-${i + j}`, type: 'Dial', semantic: 'AllOf', identityRoles: [`@${user.id}`], serviceRoles: [`@${service}`],
+      })));
+    }
+    const created = await c.http.post('/edge/client/v1/sessions', { body: { serviceId: service, type: 'Dial' }, session: user.token, expectStatus: 201 });
+    const listed = await get(`/sessions?filter=${enc(`id = "${created.body.data.id as string}"`)}`);
+    const names = listed.body.data[0].servicePolicies.map((p: { name: string }) => p.name);
+    expect(names).toHaveLength(GRANTS);
+    expect(new Set(names)).toEqual(new Set(Array.from({ length: GRANTS }, (_, i) => `every-row-dial-${i}`)));
   }, 60_000);
 });

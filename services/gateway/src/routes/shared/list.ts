@@ -21,3 +21,21 @@ export function listBody<T>(data: T[], meta: (Omit<common.ListMeta__Output, 'eve
   const m = meta ?? { totalCount: 0, limit: 0, offset: 0, filterableFields: [] };
   return list(data, { limit: m.every ? -1 : m.limit, offset: m.offset, totalCount: Number(m.totalCount) }, m.filterableFields);
 }
+
+/**
+ * Every row the filter selects, for what the gateway reads for itself (the names a page renders):
+ * `limit none` makes the owning service answer a page at a time (ListMeta.every), and this asks
+ * on from where the rows end.
+ */
+export async function everyRow<T>(
+  filter: string,
+  page: (query: common.ListQuery) => Promise<{ rows: T[]; meta: common.ListMeta__Output | null | undefined }>,
+): Promise<T[]> {
+  const rows: T[] = [];
+  for (;;) {
+    const next = await page({ limit: 0, offset: 0, filter: `${filter} limit none`, sort: '', roleFilter: [], roleSemantic: '', continueAt: rows.length });
+    rows.push(...next.rows);
+    const wanted = Number(next.meta?.totalCount ?? 0) - (next.meta?.offset ?? 0);
+    if (!next.meta?.every || next.rows.length === 0 || rows.length >= wanted) return rows;
+  }
+}

@@ -3,6 +3,7 @@
  * owner) is asked once which of the given values name a config type by id or by name.
  */
 import type { Clients } from '../../../clients.js';
+import { everyRow } from '../../shared/list.js';
 
 /**
  * As MapConfigTypeNamesToIds (controller/model/config_type_manager.go): `all` stands alone, an id
@@ -14,8 +15,10 @@ export async function configTypeIds(clients: Clients, values: readonly string[])
   const named = values.filter((v) => !/[\u0000-\u001f\ud800-\udfff]/.test(v));
   if (named.length === 0) return [];
   const list = named.map((v) => JSON.stringify(v)).join(', ');
-  const filter = `id in [${list}] or name in [${list}] limit none`;
-  const { configTypes } = await clients.policy.listConfigTypes({ query: { limit: 500, offset: 0, filter, sort: '', roleFilter: [], roleSemantic: '' } });
+  const configTypes = await everyRow(`id in [${list}] or name in [${list}]`, async (query) => {
+    const page = await clients.policy.listConfigTypes({ query });
+    return { rows: page.configTypes, meta: page.meta };
+  });
   const ids = new Set(configTypes.map((t) => t.id));
   const byName = new Map(configTypes.map((t) => [t.name, t.id]));
   return [...new Set(named.flatMap((v) => (ids.has(v) ? [v] : byName.has(v) ? [byName.get(v)!] : [])))];

@@ -11,11 +11,12 @@ import { parseBody, z } from '@edge/schemas';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 import { idParam } from '../../shared/entity.js';
+import { everyRow } from '../../shared/list.js';
 
 /** `serviceConfigsAssignList`. */
 const assignList = z.array(z.object({ serviceId: z.string().min(1).max(1000), configId: z.string().min(1).max(1000) })).max(1000);
 
-const idIn = (ids: string[]) => `id in [${ids.map((i) => JSON.stringify(i)).join(', ')}] limit none`;
+const idIn = (ids: string[]) => (ids.length ? `id in [${ids.map((i) => JSON.stringify(i)).join(', ')}]` : 'false');
 
 /** A referenced service or config that does not exist is a 400 naming its place in the body. */
 async function mustExist<T>(field: string, id: string, get: () => Promise<T>): Promise<T> {
@@ -35,13 +36,18 @@ export function registerIdentityServiceConfigRoutes(route: Router, base: string,
 
   route('GET', url, 'admin', async (req) => {
     const { configs } = await clients.identity.listServiceConfigs({ identityId: idParam(req.params), configs: [] });
-    const query = (ids: string[]) => ({ limit: 500, offset: 0, filter: ids.length ? idIn(ids) : 'false', sort: '', roleFilter: [], roleSemantic: '' });
     const [services, cfgs] = await Promise.all([
-      clients.policy.listServices({ query: query([...new Set(configs.map((c) => c.serviceId))]), configTypes: [] }),
-      clients.policy.listConfigs({ query: query([...new Set(configs.map((c) => c.configId))]) }),
+      everyRow(idIn([...new Set(configs.map((c) => c.serviceId))]), async (query) => {
+        const page = await clients.policy.listServices({ query, configTypes: [] });
+        return { rows: page.services, meta: page.meta };
+      }),
+      everyRow(idIn([...new Set(configs.map((c) => c.configId))]), async (query) => {
+        const page = await clients.policy.listConfigs({ query });
+        return { rows: page.configs, meta: page.meta };
+      }),
     ]);
-    const serviceName = new Map(services.services.map((s) => [s.id, s.name]));
-    const configName = new Map(cfgs.configs.map((c) => [c.id, c.name]));
+    const serviceName = new Map(services.map((s) => [s.id, s.name]));
+    const configName = new Map(cfgs.map((c) => [c.id, c.name]));
     return {
       body: ok(configs.map((c) => ({
         serviceId: c.serviceId, service: entityRef('services', 'services', c.serviceId, serviceName.get(c.serviceId) ?? ''),

@@ -8,16 +8,19 @@ import type { session } from '@edge/proto';
 import type { Clients } from '../../../clients.js';
 import type { Router } from '../../../http/route.js';
 import { idParam } from '../../shared/entity.js';
-import { listBody, listQuery } from '../../shared/list.js';
+import { everyRow, listBody, listQuery } from '../../shared/list.js';
 import { renderManagementSession } from '../../client/sessions/map.js';
 
 /** The names of the service policies a page of sessions names, read in one call. */
 async function policyNames(clients: Clients, sessions: session.Session__Output[]): Promise<Map<string, string>> {
   const ids = [...new Set(sessions.flatMap((s) => s.servicePolicyIds))];
   if (ids.length === 0) return new Map();
-  const filter = `id in [${ids.map((i) => JSON.stringify(i)).join(', ')}] limit none`;
-  const page = await clients.policy.listServicePolicies({ query: { limit: 500, offset: 0, filter, sort: '', roleFilter: [], roleSemantic: '' } });
-  return new Map(page.servicePolicies.map((p) => [p.id, p.name]));
+  const filter = `id in [${ids.map((i) => JSON.stringify(i)).join(', ')}]`;
+  const policies = await everyRow(filter, async (query) => {
+    const page = await clients.policy.listServicePolicies({ query });
+    return { rows: page.servicePolicies, meta: page.meta };
+  });
+  return new Map(policies.map((p) => [p.id, p.name]));
 }
 
 /** Renders sessions as the management API shows them. */
