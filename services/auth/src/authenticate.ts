@@ -154,8 +154,7 @@ export function createAuthenticate(deps: AuthenticateDeps) {
     // the identity), the identity, its policy and its TOTP.
     const checked = authenticator && await lockouts.checkedPassword(authenticator.id);
     if (!authenticator || !checked) throw invalidAuth();
-    const { identity: local } = checked;
-    const identity = local.state === 'present' ? local.identity : local.state === 'deleted' ? undefined : await identities.find(authenticator.identityId);
+    const identity = await identities.findFrom(authenticator.identityId, checked.identity);
     if (!identity || identity.disabled) throw invalidAuth();
     const policy = checked.policy ?? await policies.forIdentity(identity.authPolicyId);
     if (!allowsMethod(policy, 'password')) throw invalidAuth();

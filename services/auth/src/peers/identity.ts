@@ -8,7 +8,7 @@ import type { Logger } from '@edge/logging';
 import type { IdentityServiceClient, identity } from '@edge/proto';
 import { orMissing, type RpcClient } from '@edge/rpc';
 import type { IdentityInfo, IdentityRecord } from '../domain/identity.js';
-import type { IdentityModel } from '../store/identity-model.js';
+import type { IdentityModel, ModelLookup } from '../store/identity-model.js';
 
 export type { IdentityInfo };
 
@@ -22,6 +22,11 @@ export interface Identities {
    * version older than that is not answered: the identity service is asked for the current one.
    */
   find(id: string, notBefore?: Date): Promise<IdentityInfo | undefined>;
+  /**
+   * As `find`, given what the read model holds of the identity (read by the caller with other
+   * rows, in one statement): the identity service is asked only when the model does not know it.
+   */
+  findFrom(id: string, local: ModelLookup): Promise<IdentityInfo | undefined>;
   /** The identity with this externalId, if any. */
   findByExternalId(externalId: string): Promise<IdentityInfo | undefined>;
   /** The identities of these ids the identity service knows, by id. */
@@ -99,13 +104,16 @@ export function createIdentityDirectory(model: IdentityModel, remote: Identities
     await model.apply(recordOf(found));
     return toInfo(found);
   };
+  const resolve = async (id: string, local: ModelLookup, notBefore?: Date): Promise<IdentityInfo | undefined> => {
+    if (local.state === 'present' && !olderThan(local.identity, notBefore)) return local.identity;
+    return local.state === 'deleted' ? undefined : fetchInto(id);
+  };
   return {
     ...remote,
     async find(id, notBefore) {
-      const local = await model.find(id);
-      if (local.state === 'present' && !olderThan(local.identity, notBefore)) return local.identity;
-      return local.state === 'deleted' ? undefined : fetchInto(id);
+      return resolve(id, await model.find(id), notBefore);
     },
+    findFrom: (id, local) => resolve(id, local),
     async findByExternalId(externalId) {
       const local = await model.findByExternalId(externalId);
       if (local) return local;
@@ -128,11 +136,14 @@ export function createIdentityDirectory(model: IdentityModel, remote: Identities
 
 /** Wraps the identity client. */
 export function createIdentities(client: IdentityClient): Identities {
+  const find = async (id: string) => {
+    const found = await getOrMissing(client, id);
+    return found && toInfo(found);
+  };
   return {
-    async find(id) {
-      const found = await getOrMissing(client, id);
-      return found && toInfo(found);
-    },
+    find,
+    // No model here: the identity service answers.
+    findFrom: (id) => find(id),
     async findByExternalId(externalId) {
       const found = await withExternalId(client, externalId);
       return found && toInfo(found);
