@@ -37,17 +37,20 @@ export interface CheckedPassword {
   totpEnrolled: boolean;
 }
 
-type IdentityColumn = Exclude<keyof IdentitiesTable, 'seen_at'>;
-const IDENTITY_COLUMNS: readonly IdentityColumn[] = [
-  'id', 'name', 'type_id', 'is_admin', 'is_default_admin', 'disabled', 'disabled_until', 'auth_policy_id', 'external_id', 'permissions',
-  'role_attributes', 'deleted', 'updated_at',
-];
-const POLICY_COLUMNS: ReadonlyArray<keyof AuthPoliciesTable> = [
-  'id', 'name', 'primary_cert_allowed', 'primary_cert_allow_expired_certs', 'primary_ext_jwt_allowed', 'primary_ext_jwt_allowed_signers',
-  'primary_updb_allowed', 'primary_updb_min_password_length', 'primary_updb_require_mixed_case', 'primary_updb_require_number_char',
-  'primary_updb_require_special_char', 'primary_updb_max_attempts', 'primary_updb_lockout_duration_minutes', 'secondary_require_totp',
-  'secondary_require_ext_jwt_signer', 'tags', 'created_at', 'updated_at',
-];
+/** Every key of a row type, listed once: the compiler refuses a record missing one, so a column added to the table is read here too. */
+const columnsOf = <Row>(columns: Record<keyof Row & string, true>) => Object.keys(columns) as Array<keyof Row & string>;
+
+const IDENTITY_COLUMNS = columnsOf<Omit<IdentitiesTable, 'seen_at'>>({
+  id: true, name: true, type_id: true, is_admin: true, is_default_admin: true, disabled: true, disabled_until: true, auth_policy_id: true,
+  external_id: true, permissions: true, role_attributes: true, deleted: true, updated_at: true,
+});
+const POLICY_COLUMNS = columnsOf<AuthPoliciesTable>({
+  id: true, name: true, primary_cert_allowed: true, primary_cert_allow_expired_certs: true, primary_ext_jwt_allowed: true,
+  primary_ext_jwt_allowed_signers: true, primary_updb_allowed: true, primary_updb_min_password_length: true, primary_updb_require_mixed_case: true,
+  primary_updb_require_number_char: true, primary_updb_require_special_char: true, primary_updb_max_attempts: true,
+  primary_updb_lockout_duration_minutes: true, secondary_require_totp: true, secondary_require_ext_jwt_signer: true, tags: true,
+  created_at: true, updated_at: true,
+});
 
 /** The columns of `table` (aliased `prefix_column`) taken back out of a row. */
 function unprefixed<C extends string>(row: Record<string, unknown>, prefix: string, columns: readonly C[]): Record<C, unknown> | undefined {
