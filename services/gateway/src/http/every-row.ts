@@ -48,30 +48,47 @@ function everyRowPage(body: unknown, encoded: boolean): EveryRowPage | undefined
   return Array.isArray(page?.data) && page.meta?.pagination?.limit === -1 ? (page as EveryRowPage) : undefined;
 }
 
+/** One page of an every-row list: its rows, and how many rows the list holds past its offset. */
+export interface RowsPage<T> {
+  rows: T[];
+  wanted: number;
+}
+
+/**
+ * Every row of an every-row list from its first page on: asks for the page starting past the
+ * rows held (`next`) until it holds `wanted`. Stops at an empty or missing page, or after as many
+ * pages (of the first one's size) as the rows fill: rows deleted or added meanwhile shift what a
+ * later page holds, as between any two pages.
+ */
+export async function followPages<T>(first: RowsPage<T>, next: (held: number) => Promise<RowsPage<T> | undefined>): Promise<T[]> {
+  const rows = [...first.rows];
+  for (let more = Math.ceil(first.wanted / Math.max(first.rows.length, 1)); rows.length < first.wanted && more > 0; more--) {
+    const page = await next(rows.length);
+    if (!page || page.rows.length === 0) break;
+    rows.push(...page.rows);
+  }
+  return rows;
+}
+
 /**
  * Runs a route's handler (`page`) and, when it answered a page of an every-row list, again for
- * each further page, joining their rows into the first page's envelope. Stops at the rows the
- * first page counted, at an empty page, or after as many pages (of the first one's size) as they
- * fill (rows deleted or added meanwhile shift what a later page holds, as between any two pages).
+ * each further page (see {@link followPages}), joining their rows into the first page's envelope.
  */
 export async function withEveryRow<R extends { body: unknown; contentType?: string }>(req: FastifyRequest, page: () => Promise<R>): Promise<R> {
   const first = await page();
   const encoded = Buffer.isBuffer(first.body) && mayAskEveryRow(req);
   const list = everyRowPage(first.body, encoded);
   if (!list) return first;
-  const { offset, totalCount } = list.meta.pagination;
-  const wanted = totalCount - offset;
-  const data = [...list.data];
+  const wanted = list.meta.pagination.totalCount - list.meta.pagination.offset;
   try {
-    for (let more = Math.ceil(wanted / Math.max(list.data.length, 1)); data.length < wanted && more > 0; more--) {
-      held.set(req, data.length);
+    const data = await followPages({ rows: list.data, wanted }, async (rows) => {
+      held.set(req, rows);
       const next = everyRowPage((await page()).body, encoded);
-      if (!next || next.data.length === 0) break;
-      data.push(...next.data);
-    }
+      return next && { rows: next.data, wanted };
+    });
+    // Encoded again by the router, as any JSON answer.
+    return { ...first, body: { ...list, data }, contentType: undefined };
   } finally {
     held.delete(req);
   }
-  // Encoded again by the router, as any JSON answer.
-  return { ...first, body: { ...list, data }, contentType: undefined };
 }

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { list } from '@edge/envelope';
 import { parsePaging } from '@edge/schemas';
 import type { common } from '@edge/proto';
-import { continueAt } from '../../http/every-row.js';
+import { continueAt, followPages } from '../../http/every-row.js';
 
 /**
  * The list parameters of a request, checked for form (the owning service parses the filter);
@@ -25,17 +25,20 @@ export function listBody<T>(data: T[], meta: (Omit<common.ListMeta__Output, 'eve
 /**
  * Every row the filter selects, for what the gateway reads for itself (the names a page renders):
  * `limit none` makes the owning service answer a page at a time (ListMeta.every), and this asks
- * on from where the rows end.
+ * on from where the rows end (see followPages).
  */
 export async function everyRow<T>(
   filter: string,
   page: (query: common.ListQuery) => Promise<{ rows: T[]; meta: common.ListMeta__Output | null | undefined }>,
 ): Promise<T[]> {
-  const rows: T[] = [];
-  for (;;) {
-    const next = await page({ limit: 0, offset: 0, filter: `${filter} limit none`, sort: '', roleFilter: [], roleSemantic: '', continueAt: rows.length });
-    rows.push(...next.rows);
-    const wanted = Number(next.meta?.totalCount ?? 0) - (next.meta?.offset ?? 0);
-    if (!next.meta?.every || next.rows.length === 0 || rows.length >= wanted) return rows;
-  }
+  const from = async (held: number) => {
+    const { rows, meta } = await page({ limit: 0, offset: 0, filter: `${filter} limit none`, sort: '', roleFilter: [], roleSemantic: '', continueAt: held });
+    return { rows, wanted: Number(meta?.totalCount ?? 0) - (meta?.offset ?? 0), every: meta?.every === true };
+  };
+  const first = await from(0);
+  // A service that does not page every row (a rolling upgrade) answered what it holds in one.
+  return first.every ? followPages(first, async (held) => {
+    const next = await from(held);
+    return next.every ? next : undefined;
+  }) : first.rows;
 }
