@@ -58,4 +58,72 @@ describe('evaluation cache', () => {
     expect(await cache.through('k', async () => ++loads)).toBe(2);
     expect(cache.size).toBe(0);
   });
+
+  describe('with the tables\' version', () => {
+    const setup = () => {
+      const clock = { t: 0, v: '1.1', reads: 0, loads: 0 };
+      const cache = createEvaluationCache<number>({
+        ttlMs: 1000, now: () => clock.t,
+        version: async () => {
+          clock.reads++;
+          return clock.v;
+        },
+      });
+      const load = async () => ++clock.loads;
+      return { clock, cache, load };
+    };
+
+    it('keeps an expired answer another ttl while the version has not moved, without loading it again', async () => {
+      const { clock, cache, load } = setup();
+      expect(await cache.through('k', load)).toBe(1);
+      clock.t = 1000;
+      expect(await cache.through('k', load)).toBe(1);
+      expect(clock.loads).toBe(1);
+      // Confirmed at 1000: kept until 2000 without another read.
+      const reads = clock.reads;
+      clock.t = 1999;
+      expect(await cache.through('k', load)).toBe(1);
+      expect(clock.reads).toBe(reads);
+    });
+
+    it('loads again once the version has moved, and keeps the new answer under the new version', async () => {
+      const { clock, cache, load } = setup();
+      await cache.through('k', load);
+      clock.v = '2.1';
+      // Not read before the time runs out: events empty the cache meanwhile.
+      expect(await cache.through('k', load)).toBe(1);
+      clock.t = 1000;
+      expect(await cache.through('k', load)).toBe(2);
+      clock.t = 2000;
+      expect(await cache.through('k', load)).toBe(2);
+      clock.v = '2.2';
+      clock.t = 3000;
+      expect(await cache.through('k', load)).toBe(3);
+    });
+
+    it('keeps an answer under the version read before it was loaded, so a change during the load is seen next time', async () => {
+      const { clock, cache } = setup();
+      await cache.through('k', async () => {
+        // Committed while the answer is being read: the answer may or may not hold it.
+        clock.v = '1.2';
+        return 7;
+      });
+      clock.t = 1000;
+      expect(await cache.through('k', async () => 8)).toBe(8);
+    });
+
+    it('does not renew an answer when a change is heard while the version is read', async () => {
+      let release!: () => void;
+      let t = 0;
+      const cache = createEvaluationCache<string>({ ttlMs: 1000, now: () => t, version: () => new Promise((r) => { release = () => r('1.1'); }) });
+      const first = cache.through('k', async () => 'old');
+      release();
+      await first;
+      t = 1000;
+      const renewal = cache.through('k', async () => 'new');
+      cache.invalidate();
+      release();
+      expect(await renewal).toBe('new');
+    });
+  });
 });

@@ -7,6 +7,13 @@
  * published on `edge.policy.>`. Each replica empties its cache when it publishes a change and
  * when it hears one, and an entry lives at most `ttlMs`, so a missed event cannot keep an answer
  * stale for longer than that. Session creation never reads from here.
+ *
+ * With `version` (where the tables stand, as one small read), an entry is kept under the version
+ * read before its answer was loaded. When its time runs out, the version is read again: while it
+ * has not moved, nothing the answer was read from has changed (not even behind every replica's
+ * back), so the entry is given another `ttlMs` instead of being evaluated again. A network of
+ * many clients polling their lists then costs a version read per client and `ttlMs`, not an
+ * evaluation of each one's services.
  */
 
 export interface EvaluationCacheOptions<T> {
@@ -16,6 +23,8 @@ export interface EvaluationCacheOptions<T> {
   maxWeight?: number;
   /** An answer's weight, e.g. how many services it holds; 1 by default. */
   weigh?: (value: T) => number;
+  /** Where the tables the answers are read from stand now; moves with every change to them. */
+  version?: () => Promise<string>;
   now?: () => number;
 }
 
@@ -27,8 +36,8 @@ export interface EvaluationCache<T> {
   readonly size: number;
 }
 
-export function createEvaluationCache<T>({ ttlMs, maxWeight = 10_000, weigh = () => 1, now = Date.now }: EvaluationCacheOptions<T>): EvaluationCache<T> {
-  const entries = new Map<string, { value: T; until: number; weight: number }>();
+export function createEvaluationCache<T>({ ttlMs, maxWeight = 10_000, weigh = () => 1, version, now = Date.now }: EvaluationCacheOptions<T>): EvaluationCache<T> {
+  const entries = new Map<string, { value: T; until: number; weight: number; version?: string }>();
   let weight = 0;
   const drop = (key: string) => {
     const e = entries.get(key);
@@ -42,12 +51,18 @@ export function createEvaluationCache<T>({ ttlMs, maxWeight = 10_000, weigh = ()
       const hit = entries.get(key);
       if (hit && hit.until > now()) return hit.value;
       const started = generation;
+      const at = version && await version();
+      // Confirmed by the tables, unless a change was heard meanwhile (it emptied the cache).
+      if (hit && at !== undefined && hit.version === at && started === generation) {
+        hit.until = now() + ttlMs;
+        return hit.value;
+      }
       const value = await load();
       const w = Math.max(1, weigh(value));
       if (started === generation && w <= maxWeight) {
         drop(key);
         while (weight + w > maxWeight) drop(entries.keys().next().value!);
-        entries.set(key, { value, until: now() + ttlMs, weight: w });
+        entries.set(key, { value, until: now() + ttlMs, weight: w, ...(at !== undefined ? { version: at } : {}) });
         weight += w;
       }
       return value;

@@ -7,7 +7,7 @@ import { createGrpcService, createServiceEvents, runInBackground, type EdgeServi
 import { contracts, type PolicyServiceHandlers, type policy } from '@edge/proto';
 
 type ListServicesResponse = policy.ListServicesResponse;
-import { peerClient } from '@edge/rpc';
+import { createBatcher, peerClient } from '@edge/rpc';
 import { createPolicyStores, type PolicyDb } from './store/index.js';
 import { createIdentityDirectory, createPolicyHandlers } from './grpc/index.js';
 import { createPolicyEvents } from './events.js';
@@ -24,10 +24,18 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 export function createPolicyService(ctx: ServiceContext): EdgeService {
   return createGrpcService<PolicyDb>(ctx, 'policy', MIGRATIONS, async ({ db, server }) => {
     const identity = peerClient(ctx.config.grpc, 'identity');
-    // Bounded by the services the cached pages hold (a few hundred bytes each), not by pages.
-    const serviceLists = createEvaluationCache<ListServicesResponse>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 200_000, weigh: (r) => r.services?.length ?? 0 });
-    const serviceDigests = createEvaluationCache<policy.ServiceListDigest>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 10_000 });
     const stores = createPolicyStores(db);
+    // One read of the tables' version for the entries whose time ran out in the same turn.
+    const version = createBatcher(async (asks: unknown[]) => {
+      const v = await stores.evaluation.version();
+      return asks.map(() => v);
+    });
+    const listVersion = () => version(undefined);
+    // Bounded by the services the cached pages hold (a few hundred bytes each), not by pages.
+    const serviceLists = createEvaluationCache<ListServicesResponse>({
+      ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 200_000, weigh: (r) => r.services?.length ?? 0, version: listVersion,
+    });
+    const serviceDigests = createEvaluationCache<policy.ServiceListDigest>({ ttlMs: ctx.config.evaluationCacheTtlMs, maxWeight: 10_000, version: listVersion });
     const accessReader = createAccessReader(stores.accessParts, { log: ctx.log });
     const invalidate = () => {
       serviceLists.invalidate();

@@ -22,6 +22,10 @@ async function startFakeIdentityService(identities: Map<string, { id: string; na
       const page = req.query?.filter ? [] : [...routers].sort((a, b) => (a.id! < b.id! ? -1 : 1));
       return { routers: page, meta: { totalCount: page.length, limit: 500, offset: 0, filterableFields: [] } };
     },
+    // No identity has configs of its own here.
+    async ListServiceConfigs() {
+      return { configs: [] };
+    },
     async GetIdentities(req) {
       return { identities: req.ids.filter((id) => identities.has(id)).map((id) => full(identities.get(id)!)) };
     },
@@ -55,13 +59,13 @@ export interface Harness {
  * The policy service on a fresh schema and subject prefix. A set-up that fails half-way removes
  * what it made; `close` removes everything (schema and stream).
  */
-export async function createHarness(opts: { edgeRouters?: identity.Router[] } = {}): Promise<Harness> {
+export async function createHarness(opts: { edgeRouters?: identity.Router[]; env?: Record<string, string> } = {}): Promise<Harness> {
   const prefix = testPrefix();
   const identities = new Map<string, { id: string; name: string }>();
   return withTeardown(async (teardown) => {
     const fake = await startFakeIdentityService(identities, opts.edgeRouters ?? []);
     teardown.add(() => fake.server.stop(100));
-    const { config, conn, bus, db } = await createServiceInfra(teardown, 'policy', prefix, { EDGE_IDENTITY_GRPC_ADDR: fake.addr });
+    const { config, conn, bus, db } = await createServiceInfra(teardown, 'policy', prefix, { EDGE_IDENTITY_GRPC_ADDR: fake.addr, ...opts.env });
     const service: EdgeService = createPolicyService({ config, conn, bus, log: silentLogger() });
     teardown.add(() => service.stop());
     await service.start();

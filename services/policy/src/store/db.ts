@@ -106,8 +106,14 @@ export interface AccessVersionTable {
   version: number;
 }
 
+/** A counter every change to the rest of what a client's service list shows moves (migration 009_list_version). */
+export interface ListVersionTable {
+  version: number;
+}
+
 export interface PolicyDb {
   access_version: AccessVersionTable;
+  list_version: ListVersionTable;
   edge_routers: EdgeRoutersTable;
   edge_router_model_fill: EdgeRouterModelFillTable;
   config_types: ConfigTypesTable;

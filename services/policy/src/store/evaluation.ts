@@ -6,6 +6,7 @@
  * cost follows the number of grants, not the number of services times policies.
  */
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { precompiled } from '@edge/db';
 import { runList, type ListPlan } from '@edge/zitiql';
 import type { PostureCheck } from '../domain/posture-check.js';
 import type { Service } from '../domain/service.js';
@@ -110,6 +111,10 @@ export type GrantRow = { id: string; permissions: string[]; policy_ids: string[]
 
 export function createEvaluationStore(db: PolicyKysely) {
   const services = createServiceStore(db);
+  const versionStatement = precompiled(0, () => (db as Any).selectNoFrom((eb: Any) => [
+    eb.selectFrom('access_version').select('version').as('access'),
+    eb.selectFrom('list_version').select('version').as('list'),
+  ]));
 
   const granted = (rows: GrantRow[], found: Service[]): GrantedService[] => {
     const byId = new Map(found.map((s) => [s.id, s]));
@@ -119,6 +124,15 @@ export function createEvaluationStore(db: PolicyKysely) {
   };
 
   return {
+    /**
+     * Where the tables a client's service list is read from stand now: the access and list
+     * counters (migrations 008, 009), moved by every change to them in the change's transaction.
+     */
+    async version(): Promise<string> {
+      const [row] = await versionStatement(db) as Array<{ access: string | number; list: string | number }>;
+      return `${row!.access}.${row!.list}`;
+    },
+
     /**
      * A page of the services the caller may dial or bind, with the list's filter applied. Each
      * grant fetches its service by primary key (the lateral subquery's `offset 0` keeps the
