@@ -11,8 +11,13 @@ import type { PropagationResult } from './scenarios.js';
 export interface ScenarioResult extends LoadResult {
   name: string;
   description: string;
-  /** Throughput as a share of the baseline's (1 = as fast as one indexed read behind bare fastify). */
+  /**
+   * Throughput as a share of the baseline's (1 = as fast as one indexed read behind bare fastify):
+   * of the baseline run measured right before the scenario.
+   */
   ratio: number;
+  /** The req/s of that baseline run (absent for the baseline and the scrypt rate). */
+  baselineRequestsPerSecond?: number;
   /** False when any request failed: the figure then does not count. */
   valid: boolean;
   cpuPercent: number;
@@ -35,7 +40,7 @@ export interface BenchResult {
   baseline: ScenarioResult;
   scenarios: ScenarioResult[];
   policyPropagation: PropagationResult & { valid: boolean };
-  /** The baseline's req/s measured before and after the scenarios; `baseline` is the better. */
+  /** The baseline's req/s, one run before each scenario; `baseline` is the run of the median. */
   baselineRuns?: number[];
   /** The raw scrypt rate of the machine, measured in the same run (absent when not measured). */
   scrypt?: ScenarioResult;
@@ -46,9 +51,9 @@ export interface BenchResult {
 const col = (s: string | number, w: number) => String(s).padStart(w);
 
 export function table(r: BenchResult): string {
-  const head = `${'scenario'.padEnd(24)}${col('req/s', 10)}${col('ratio', 8)}${col('p50 ms', 9)}${col('p99 ms', 9)}${col('errors', 8)}${col('cpu %', 7)}${col('rss MB', 8)}`
+  const head = `${'scenario'.padEnd(24)}${col('req/s', 10)}${col('base', 9)}${col('ratio', 8)}${col('p50 ms', 9)}${col('p99 ms', 9)}${col('errors', 8)}${col('cpu %', 7)}${col('rss MB', 8)}`
     + `${col('grpc/req', 10)}${col('sql/req', 9)}  valid`;
-  const row = (s: ScenarioResult, ratio = s.ratio.toFixed(3)) => `${s.name.padEnd(24)}${col(s.requestsPerSecond, 10)}${col(ratio, 8)}${col(s.latencyP50Ms, 9)}${col(s.latencyP99Ms, 9)}`
+  const row = (s: ScenarioResult, ratio = s.ratio.toFixed(3)) => `${s.name.padEnd(24)}${col(s.requestsPerSecond, 10)}${col(s.baselineRequestsPerSecond ?? '-', 9)}${col(ratio, 8)}${col(s.latencyP50Ms, 9)}${col(s.latencyP99Ms, 9)}`
     + `${col(s.errors + s.non2xx, 8)}${col(s.cpuPercent, 7)}${col(s.peakRssMb, 8)}`
     + `${col(s.counts?.grpcCallsPerRequest ?? '-', 10)}${col(s.counts?.sqlStatementsPerRequest ?? '-', 9)}  ${s.valid ? 'yes' : 'NO'}`;
   const p = r.policyPropagation;
@@ -59,7 +64,7 @@ export function table(r: BenchResult): string {
     ...(r.authenticateToScrypt !== undefined
       ? [`authenticate: ${(r.authenticateToScrypt * 100).toFixed(1)}% of the raw scrypt rate (${r.scrypt!.requestsPerSecond} verifications/s)`]
       : []),
-    ...(r.baselineRuns ? [`baseline measured before and after the scenarios: ${r.baselineRuns.join(' and ')} req/s; ratios use the higher`] : []),
+    ...(r.baselineRuns ? [`baseline measured before each scenario (its ratio is to that run, \`base\`): ${r.baselineRuns.join(', ')} req/s; the baseline row is the median`] : []),
     p.rounds === 0
       ? 'policy change → client service list: not measured (--only)'
       : `policy change → client service list: p50 ${p.p50Ms} ms, max ${p.maxMs} ms over ${p.rounds} rounds, errors ${p.errors}  valid ${p.valid ? 'yes' : 'NO'}`,
