@@ -1,9 +1,9 @@
 /**
  * Queries of config types.
  */
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { ZitiError } from '@edge/errors';
-import { isForeignKeyViolation } from '@edge/db';
+import { isForeignKeyViolation, precompiled } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ConfigType, ConfigTypeInput, ConfigTypeTarget } from '../domain/config.js';
 import { found, json, NOW, writeError, type ConfigTypesTable, type PolicyKysely } from './db.js';
@@ -18,6 +18,10 @@ function toDomain(r: Selectable<ConfigTypesTable>): ConfigType {
 const toRow = (i: ConfigTypeInput) => ({ name: i.name, schema: json(i.schema), target: i.target, tags: json(i.tags) });
 
 export function createConfigTypeStore(db: PolicyKysely) {
+  // Read for every evaluated page that renders configs: built and planned once.
+  const everyType = precompiled(0, () => db.selectFrom('config_types').selectAll());
+  const typesByKey = precompiled(1, (keys: string[]) => db.selectFrom('config_types').selectAll()
+    .where(sql<boolean>`(id = any(${keys}::text[]) or name = any(${keys}::text[]))`));
   return {
     async list(plan: ListPlan): Promise<{ items: ConfigType[]; total: number }> {
       const { rows, total } = await runList(db.selectFrom('config_types'), plan, (qb) => qb.selectAll());
@@ -31,10 +35,8 @@ export function createConfigTypeStore(db: PolicyKysely) {
     /** Config types by id or name (the `configTypes` parameter takes either, or `all`). */
     async findByIdOrName(keys: readonly string[]): Promise<ConfigType[]> {
       if (keys.length === 0) return [];
-      let q = db.selectFrom('config_types').selectAll();
-      if (!keys.includes('all')) q = q.where((eb) => eb.or([eb('id', 'in', [...keys]), eb('name', 'in', [...keys])]));
-      const rows = await q.execute();
-      return rows.map(toDomain);
+      const rows = keys.includes('all') ? await everyType(db) : await typesByKey(db, [...keys]);
+      return (rows as Selectable<ConfigTypesTable>[]).map(toDomain);
     },
 
     async insert(id: string, input: ConfigTypeInput): Promise<ConfigType> {

@@ -111,6 +111,10 @@ export type GrantRow = { id: string; permissions: string[]; policy_ids: string[]
 
 export function createEvaluationStore(db: PolicyKysely) {
   const services = createServiceStore(db);
+  // Built and planned once (it is read for every evaluated page): the ids are one array parameter.
+  const grantingPoliciesStatement = precompiled(1, (ids: string[]) => selectPolicyChecks(
+    withPostureChecks(db as Any, (d) => d.selectFrom('service_policies').where(sql<boolean>`id = any(${ids}::text[])`)).selectFrom('gp'),
+  ));
   const versionStatement = precompiled(0, () => (db as Any).selectNoFrom((eb: Any) => [
     eb.selectFrom('access_version').select('version').as('access'),
     eb.selectFrom('list_version').select('version').as('list'),
@@ -174,8 +178,7 @@ export function createEvaluationStore(db: PolicyKysely) {
      */
     async grantingPolicies(ids: readonly string[]): Promise<GrantingPolicyRows> {
       if (ids.length === 0) return [];
-      const q = withPostureChecks(db as Any, (d) => d.selectFrom('service_policies').where('id', 'in', [...ids]));
-      return groupGrantingPolicies(await selectPolicyChecks(q.selectFrom('gp')).execute());
+      return groupGrantingPolicies(await grantingPoliciesStatement(db, [...ids]) as PolicyCheckRow[]);
     },
   };
 }

@@ -2,7 +2,7 @@
  * Queries of services and their configs.
  */
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import { inChunks } from '@edge/db';
+import { inChunks, precompiled } from '@edge/db';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import { roleCondition, type RoleColumns, type RoleSemantic } from '@edge/roles';
 import type { RoleSplit } from '../domain/roles.js';
@@ -59,6 +59,18 @@ export interface ServiceScope {
 type Any = any;
 
 export function createServiceStore(db: PolicyKysely) {
+  // Per service, its configs of those types by the (service, type) key: the lateral's `offset 0`
+  // keeps the planner from reading every service's configs for a page. Built and planned once:
+  // it is read for every evaluated page.
+  const configDataStatement = precompiled(2, (serviceIds: string[], configTypeIds: string[]) => (db as unknown as Kysely<Any>)
+    .selectFrom(sql`unnest(${serviceIds}::text[])`.as('service') as never)
+    .innerJoinLateral((eb: Any) => eb.selectFrom('service_configs as sc')
+      .innerJoin('configs as c', 'c.id', 'sc.config_id')
+      .innerJoin('config_types as t', 't.id', 'sc.config_type_id')
+      .select(['sc.service_id as serviceId', 't.name as typeName', 'c.data as data'])
+      .whereRef('sc.service_id', '=', sql.ref('service.service') as never).where('sc.config_type_id', '=', sql<string>`any(${configTypeIds}::text[])`)
+      .offset(0).as('cfg'), (j: Any) => j.onTrue())
+    .selectAll('cfg' as never));
   const select = () => db.selectFrom('services').selectAll('services');
 
   return {
@@ -152,17 +164,7 @@ export function createServiceStore(db: PolicyKysely) {
     async configData(serviceIds: readonly string[], configTypeIds: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
       const out = new Map<string, Record<string, unknown>>();
       if (serviceIds.length === 0 || configTypeIds.length === 0) return out;
-      // Per service, its configs of those types by the (service, type) key: the lateral's
-      // `offset 0` keeps the planner from reading every service's configs for a page.
-      const rows = await (db as unknown as Kysely<Any>).selectFrom(sql`unnest(${[...serviceIds]}::text[])`.as('service') as never)
-        .innerJoinLateral((eb: Any) => eb.selectFrom('service_configs as sc')
-          .innerJoin('configs as c', 'c.id', 'sc.config_id')
-          .innerJoin('config_types as t', 't.id', 'sc.config_type_id')
-          .select(['sc.service_id as serviceId', 't.name as typeName', 'c.data as data'])
-          .whereRef('sc.service_id', '=', sql.ref('service.service') as never).where('sc.config_type_id', '=', sql<string>`any(${[...configTypeIds]}::text[])`)
-          .offset(0).as('cfg'), (j: Any) => j.onTrue())
-        .selectAll('cfg' as never)
-        .execute() as Array<{ serviceId: string; typeName: string; data: Record<string, unknown> }>;
+      const rows = await configDataStatement(db, [...serviceIds], [...configTypeIds]) as Array<{ serviceId: string; typeName: string; data: Record<string, unknown> }>;
       for (const r of rows) out.set(r.serviceId, { ...out.get(r.serviceId), [r.typeName]: r.data });
       return out;
     },
