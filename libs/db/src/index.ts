@@ -5,6 +5,7 @@
 export { openConnection, type DbConnection, type OpenConnectionOptions } from './connection.js';
 export { createDb, dropSchema, executeSql } from './db.js';
 export { precompiled } from './precompiled.js';
+export { preparedAmong } from './prepared.js';
 export { migrate } from './migrate.js';
 export { isUniqueViolation, isForeignKeyViolation, isDatabaseUnavailable, asDatabaseError, type ConstraintViolation } from './errors.js';
 export { quoteSchemaName } from './schema-name.js';

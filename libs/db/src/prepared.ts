@@ -23,6 +23,20 @@ export function prepareByName(text: string): string {
   return name;
 }
 
+/**
+ * A registrar for one call site whose texts vary a little (a list's order): the first `max`
+ * distinct texts it is given run by name, later others unnamed, so no caller can make the
+ * statements a connection keeps grow without bound.
+ */
+export function preparedAmong(max: number): (text: string) => void {
+  const mine = new Set<string>();
+  return (text) => {
+    if (mine.has(text) || mine.size >= max) return;
+    mine.add(text);
+    prepareByName(text);
+  };
+}
+
 /** The name `text` runs under, if it was registered. */
 export const preparedName = (text: string): string | undefined => names.get(text);
 

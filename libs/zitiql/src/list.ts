@@ -153,19 +153,24 @@ type AnySelect = SelectQueryBuilder<any, any, any>;
  * page of a large table can stop early on an index); with `inlineCount` the total rides on the
  * page's rows as a window count, for queries whose every row must be computed anyway (an
  * evaluation whose CTEs would otherwise run twice). An empty page past the end still counts.
+ * `prepare` is given the page statement's text when the plan has no filter, before it runs (to
+ * have it prepared by name, `@edge/db` preparedAmong).
  */
 export async function runList<O>(
   from: AnySelect,
   plan: ListPlan,
   select: (qb: AnySelect) => SelectQueryBuilder<never, never, O>,
-  opts: { inlineCount?: boolean } = {},
+  opts: { inlineCount?: boolean; prepare?: (text: string) => void } = {},
 ): Promise<{ rows: O[]; total: number }> {
   const filtered = plan.where ? from.where(plan.where) : from;
   let page = select(filtered) as unknown as AnySelect;
   for (const term of plan.orderBy) page = page.orderBy(term);
   const count = async () => Number((await (filtered.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow() as Promise<{ n: string | number }>)).n);
   if (opts.inlineCount) {
-    const raw = await (page.select(sql<string>`count(*) over ()`.as('__total')).limit(plan.limit).offset(plan.offset).execute() as Promise<Array<O & { __total: string }>>);
+    const query = page.select(sql<string>`count(*) over ()`.as('__total')).limit(plan.limit).offset(plan.offset);
+    // Only a page without a filter: its text is one of a few (its order), a filter's is the caller's.
+    if (opts.prepare && !plan.where) opts.prepare(query.compile().sql);
+    const raw = await (query.execute() as Promise<Array<O & { __total: string }>>);
     const total = raw.length > 0 ? Number(raw[0]!.__total) : plan.offset > 0 ? await count() : 0;
     return { rows: raw.map(({ __total: _, ...row }) => row as O), total };
   }

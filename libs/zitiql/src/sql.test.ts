@@ -173,6 +173,17 @@ describe.each([
     return r.rows[0]!.c;
   }
 
+  it('gives a page without a filter to be prepared by its text, and never one with a filter', async () => {
+    const given: string[] = [];
+    const prepare = (text: string) => { given.push(text); };
+    const plain = await runList(db.selectFrom('items'), planList(FIELDS, { limit: 5, offset: 0 }), (qb) => qb.select('id'), { inlineCount: true, prepare });
+    expect(given).toHaveLength(1);
+    expect(given[0]).toContain('count(*) over ()');
+    expect(plain).toEqual(await run('limit 5'));
+    await runList(db.selectFrom('items'), planList(FIELDS, { filter: 'cost > 3', limit: 5, offset: 0 }), (qb) => qb.select('id'), { inlineCount: true, prepare });
+    expect(given).toHaveLength(1);
+  });
+
   it.each(FILTERS)('%s', async (filter) => {
     const full = /\b(limit|skip)\b/i.test(filter) ? filter : `${filter} limit none`;
     const got = await run(full);

@@ -6,7 +6,7 @@
  * cost follows the number of grants, not the number of services times policies.
  */
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
-import { precompiled } from '@edge/db';
+import { precompiled, preparedAmong } from '@edge/db';
 import { runList, type ListPlan } from '@edge/zitiql';
 import type { PostureCheck } from '../domain/posture-check.js';
 import type { Service } from '../domain/service.js';
@@ -115,6 +115,8 @@ export function createEvaluationStore(db: PolicyKysely) {
   const grantingPoliciesStatement = precompiled(1, (ids: string[]) => selectPolicyChecks(
     withPostureChecks(db as Any, (d) => d.selectFrom('service_policies').where(sql<boolean>`id = any(${ids}::text[])`)).selectFrom('gp'),
   ));
+  // A client's page (no filter) is planned once per connection and order, not on every evaluation.
+  const prepareList = preparedAmong(16);
   const versionStatement = precompiled(0, () => (db as Any).selectNoFrom((eb: Any) => [
     eb.selectFrom('access_version').select('version').as('access'),
     eb.selectFrom('list_version').select('version').as('list'),
@@ -147,7 +149,9 @@ export function createEvaluationStore(db: PolicyKysely) {
       let from = withGrants(db, caller).selectFrom('grants')
         .innerJoinLateral((eb: Any) => eb.selectFrom('services').selectAll().whereRef('services.id', '=', 'grants.service_id').offset(0).as('services'), (j: Any) => j.onTrue());
       if (policyType) from = from.where(sql<boolean>`${policyType}::text = any(grants.permissions)`);
-      const { rows, total } = await runList(from, plan, (qb) => qb.selectAll('services').select(['grants.permissions as permissions', 'grants.policy_ids as policy_ids']), { inlineCount: true });
+      const { rows, total } = await runList(from, plan, (qb) => qb.selectAll('services').select(['grants.permissions as permissions', 'grants.policy_ids as policy_ids']), {
+        inlineCount: true, prepare: prepareList,
+      });
       const items = (rows as Array<Parameters<typeof toDomain>[0] & Omit<GrantRow, 'id'>>).map(({ permissions, policy_ids, ...row }) => ({
         service: toDomain(row), permissions: permissions as GrantedService['permissions'], policyIds: policy_ids,
       }));
