@@ -160,6 +160,24 @@ describe('client services', () => {
     expect(await names(eu.token)).toEqual([]);
   });
 
+  it('reads a page no one kept and its digest in one call, and confirms the kept page by the digest alone', async () => {
+    const policy = await post('/service-policies', { name: 'one-call', type: 'Dial', semantic: 'AllOf', identityRoles: ['#eu'], serviceRoles: ['@web'] });
+    const query = '&offset=0&sort=name';
+    await settled();
+    const before = await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest');
+    expect(await names(eu.token, query)).toEqual(['web']);
+    expect(await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest')).toEqual({
+      ListServicesForIdentity: before.ListServicesForIdentity! + 1, GetServiceListDigest: before.GetServiceListDigest,
+    });
+    // A change the page does not show ends its hold: the digest is asked for, and it confirms the page.
+    await post('/config-types', { name: 'one-call-unrelated' });
+    expect(await names(eu.token, query)).toEqual(['web']);
+    expect(await grpcCallsOf('ListServicesForIdentity', 'GetServiceListDigest')).toEqual({
+      ListServicesForIdentity: before.ListServicesForIdentity! + 1, GetServiceListDigest: before.GetServiceListDigest! + 1,
+    });
+    await del(`/service-policies/${policy}`);
+  });
+
   it('holds a page for its caller and query only: another query, identity or set of role attributes gets its own', async () => {
     const policy = await post('/service-policies', { name: 'held-per-caller', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#eu'], serviceRoles: ['#web', '#db'] });
     expect(await names(eu.token)).toEqual(['db', 'web', 'web-db']);

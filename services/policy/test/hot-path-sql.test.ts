@@ -112,7 +112,7 @@ const query = { limit: 500, offset: 0, filter: '', sort: '', roleFilter: [], rol
 
 describe('a client service list', () => {
   const list = (): Promise<pb.ListServicesResponse> => handlers.ListServicesForIdentity({
-    identityId: 'i1', roleAttributes: ['team-10', 'team-20'], configTypes: ['intercept.v1'], query, policyType: '',
+    identityId: 'i1', roleAttributes: ['team-10', 'team-20'], configTypes: ['intercept.v1'], query, policyType: '', withDigest: false,
   } as pb.ListServicesForIdentityRequest__Output);
 
   it('renders grants, posture queries, configs and the identity\'s own config in five indexed statements', async () => {
@@ -132,7 +132,7 @@ describe('a client service list', () => {
 
   it('reads no config when none is asked for: two statements', async () => {
     const statements = await statementsOf(() => handlers.ListServicesForIdentity({
-      identityId: 'i1', roleAttributes: ['team-10'], configTypes: [], query, policyType: '',
+      identityId: 'i1', roleAttributes: ['team-10'], configTypes: [], query, policyType: '', withDigest: false,
     } as pb.ListServicesForIdentityRequest__Output));
     expect(statements).toHaveLength(2);
     expect(await scansOf(statements)).toEqual([]);

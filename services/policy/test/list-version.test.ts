@@ -49,6 +49,18 @@ async function changedFrom<T>(read: () => Promise<T>, before: T): Promise<T> {
   }
 }
 
+describe('a page asked for with its digest', () => {
+  it('comes with the digest GetServiceListDigest answers, whatever config types the page renders', async () => {
+    for (const configTypes of [[], ['all'], ['lv-type']]) {
+      const page = await h.client.listServicesForIdentity({ ...caller, configTypes, query, policyType: '', withDigest: true });
+      expect(page.digest, configTypes.join()).toEqual(await h.client.getServiceListDigest(caller));
+      expect(page.services.map((s) => s.name)).toEqual(['lv-svc']);
+    }
+    // Without it, none.
+    expect((await h.client.listServicesForIdentity({ ...caller, configTypes: [], query, policyType: '' })).digest).toBeNull();
+  });
+});
+
 describe('an evaluated list kept past its time while its tables stand still', () => {
   it('is the same answer while nothing changed', async () => {
     const first = await digest();

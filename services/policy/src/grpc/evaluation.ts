@@ -91,6 +91,23 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
   };
 
   /**
+   * The digest of everything the caller's list shows (the seconds left of a posture timeout
+   * aside), and the posture checks it names, so the session service adds whether each passes.
+   * Configs of every type count, whatever types the API session named: clients such as the C
+   * SDK log in naming none and ask for them with each list (`configTypes=all`), and OpenZiti
+   * moves the marker of everyone who sees a service when one of its configs changes.
+   */
+  const digestOf = (caller: Caller, overrides: readonly OwnConfig[]): Promise<pb.ServiceListDigest> =>
+    deps.serviceDigests.through(JSON.stringify([caller.identityId, caller.roleAttributes, overrides]), async () => {
+      const services = await everyService({ identityId: caller.identityId, roleAttributes: caller.roleAttributes }, ALL_CONFIG_TYPES, overrides);
+      const checks = new Map(services.flatMap((s) => (s.postureQueries ?? []).flatMap((g) => g.checks ?? [])).map((c) => [c.id!, c]));
+      return {
+        digest: createHash('sha256').update(JSON.stringify(services)).digest('hex'),
+        postureChecks: [...checks.values()].sort((a, b) => (a.id! < b.id! ? -1 : 1)),
+      };
+    });
+
+  /**
    * Many identities' grants among the services named for each, with the posture queries of the
    * granting policies (read once for the whole request): sessions are re-evaluated in batches.
    */
@@ -111,10 +128,19 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
     async MatchServices(req: pb.MatchServicesRequest__Output): Promise<pb.MatchServicesResponse> {
       return { ids: await stores.services.matchIds(matchRolesCondition(req, SERVICE_ROLE_COLUMNS)) };
     },
-    // The cache key names everything the answer depends on that this service does not own.
+    // The cache key names everything the answer depends on that this service does not own. With
+    // the digest, the identity's own configs are read once for both (the digest covers every type).
     async ListServicesForIdentity(req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> {
-      const overrides = await ownConfigs(req.identityId, req.configTypes);
-      return deps.serviceLists.through(JSON.stringify([req, overrides]), () => list(req, overrides));
+      const { withDigest, ...asked } = req;
+      if (!withDigest) {
+        const overrides = await ownConfigs(req.identityId, req.configTypes);
+        return deps.serviceLists.through(JSON.stringify([asked, overrides]), () => list(req, overrides));
+      }
+      const every = await ownConfigs(req.identityId, ALL_CONFIG_TYPES);
+      const overrides = req.configTypes.length === 0 ? [] : every;
+      // The digest first: the page is then never older than it.
+      const digest = await digestOf(req, every);
+      return { ...await deps.serviceLists.through(JSON.stringify([asked, overrides]), () => list(req, overrides)), digest };
     },
     async GetServiceForIdentity(req: pb.GetServiceForIdentityRequest__Output): Promise<pb.Service> {
       const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
@@ -123,23 +149,9 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
       if (!granted) throw notFound('service', req.serviceId);
       return (await render([granted], req.configTypes, overrides))[0]!;
     },
-    /**
-     * The digest of everything the caller's list shows (the seconds left of a posture timeout
-     * aside), and the posture checks it names, so the session service adds whether each passes.
-     * Configs of every type count, whatever types the API session named: clients such as the C
-     * SDK log in naming none and ask for them with each list (`configTypes=all`), and OpenZiti
-     * moves the marker of everyone who sees a service when one of its configs changes.
-     */
+    /** The digest of the caller's list (see digestOf). */
     async GetServiceListDigest(req: pb.GetServiceListDigestRequest__Output): Promise<pb.ServiceListDigest> {
-      const overrides = await ownConfigs(req.identityId, ALL_CONFIG_TYPES);
-      return deps.serviceDigests.through(JSON.stringify([req.identityId, req.roleAttributes, overrides]), async () => {
-        const services = await everyService({ identityId: req.identityId, roleAttributes: req.roleAttributes }, ALL_CONFIG_TYPES, overrides);
-        const checks = new Map(services.flatMap((s) => (s.postureQueries ?? []).flatMap((g) => g.checks ?? [])).map((c) => [c.id!, c]));
-        return {
-          digest: createHash('sha256').update(JSON.stringify(services)).digest('hex'),
-          postureChecks: [...checks.values()].sort((a, b) => (a.id! < b.id! ? -1 : 1)),
-        };
-      });
+      return digestOf(req, await ownConfigs(req.identityId, ALL_CONFIG_TYPES));
     },
   };
 }

@@ -9,8 +9,9 @@
  * while nothing the policy service owns has changed since (the generation of
  * http/list-changes.ts) and for at most the hold's time.
  *
- * The digest is asked for before the page, so a change between the two leaves a page newer than
- * its digest (asked for again next time), never an older one. Pages whose services name posture
+ * The digest is read before the page (asked for first, or answered with the page by the policy
+ * service, which reads it first), so a change between the two leaves a page newer than its digest
+ * (asked for again next time), never an older one. Pages whose services name posture
  * checks are not kept: whether each passes belongs to the API session and changes with time.
  * Bounded by bytes; the least recently used pages go first.
  */
@@ -19,6 +20,8 @@ import { holds, type Hold } from '../../../http/list-changes.js';
 export interface ServicePageCache {
   /** The page of `key`, if kept for this `digest` (a page of another digest is dropped); `hold` is its new hold. */
   get(key: string, digest: string, hold?: Hold): Buffer | undefined;
+  /** True when a page of `key` is kept, of whatever digest. */
+  has(key: string): boolean;
   /** The page of `key`, if held at `generation` and its hold has not run out. */
   held(key: string, generation: number, now?: number): Buffer | undefined;
   put(key: string, digest: string, body: Buffer, hold?: Hold): void;
@@ -54,6 +57,9 @@ export function createServicePageCache(maxBytes = 64 * 1024 * 1024): ServicePage
       }
       page.hold = hold;
       return touch(key, page);
+    },
+    has(key) {
+      return pages.has(key);
     },
     held(key, generation, now = Date.now()) {
       const page = pages.get(key);

@@ -39,7 +39,8 @@ export function registerClientServiceRoutes(
 
   // A page already sent for the same caller and query is sent again while the digest of the
   // caller's list is unchanged (page-cache.ts); the digest is asked for first. A page held since
-  // its last confirmation is sent without asking.
+  // its last confirmation is sent without asking. With no page kept, the page and the digest come
+  // in one call (the policy service reads the digest first).
   route('GET', url, 'session', async (req, principal) => {
     const who = caller(principal, configTypesParam(req));
     const query = listQuery(req);
@@ -48,15 +49,20 @@ export function registerClientServiceRoutes(
     const held = pages.held(key, generation);
     if (held) return { body: held, contentType: JSON_CONTENT_TYPE };
     const hold = changes.holdFrom(generation);
-    const { digest, postureChecks } = await clients.policy.getServiceListDigest(policyCaller(principal));
-    const kept = postureChecks.length === 0 ? pages.get(key, digest, hold) : undefined;
-    if (kept) return { body: kept, contentType: JSON_CONTENT_TYPE };
-    const page = await clients.policy.listServicesForIdentity({ ...who, query });
+    let known: policy.ServiceListDigest__Output | undefined;
+    if (pages.has(key)) {
+      known = await clients.policy.getServiceListDigest(policyCaller(principal));
+      const kept = known.postureChecks.length === 0 ? pages.get(key, known.digest, hold) : undefined;
+      if (kept) return { body: kept, contentType: JSON_CONTENT_TYPE };
+    }
+    const page = await clients.policy.listServicesForIdentity({ ...who, query, withDigest: !known });
+    // A policy service of the version before with_digest answers none: the page is then not kept.
+    const digest = known ?? page.digest ?? undefined;
     const states = await postureStates(clients, principal!.apiSession!.id, page.services);
     const body = jsonBytes(listBody(page.services.map((s) => renderClientService(s, states)), page.meta));
     // Whether posture queries pass belongs to this API session: a page with any is never kept (the
-    // page is checked too, as it may be newer than the digest asked for before it).
-    if (postureChecks.length === 0 && !namesPostureChecks(page.services)) pages.put(key, digest, body, hold);
+    // page is checked too, as it may be newer than the digest read before it).
+    if (digest && digest.postureChecks.length === 0 && !namesPostureChecks(page.services)) pages.put(key, digest.digest, body, hold);
     return { body, contentType: JSON_CONTENT_TYPE };
   });
 
