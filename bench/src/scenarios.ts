@@ -48,7 +48,9 @@ export async function logInEveryone(url: string, network: Network): Promise<{ ad
 }
 
 export function scenarios(network: Network, admin: string, clients: readonly Client[]): Scenario[] {
-  const session = (c: Client) => ({ 'zt-session': c.token });
+  // What an SDK sends with each request: its session, and the encodings its HTTP client decodes
+  // (the C SDK's sends `gzip, deflate`, Go's `gzip`).
+  const session = (c: Client) => ({ 'zt-session': c.token, 'accept-encoding': 'gzip, deflate' });
   return [
     {
       name: 'authenticate',

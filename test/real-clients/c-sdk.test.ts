@@ -112,6 +112,20 @@ describe.skipIf(!HAVE_PROBE)('the OpenZiti C SDK (ziti-probe)', () => {
     expect(JSON.parse(config.slice(config.indexOf('json=') + 5)), show(r)).toEqual({ protocols: ['tcp'], addresses: ['csdk.ziti'], portRanges: [{ low: 80, high: 80 }] });
   });
 
+  it('reads a service list large enough to be gzipped for a client that accepts it', async () => {
+    const many = 40;
+    for (let i = 0; i < many; i++) await api.post('/services', { name: `csdk-many-${String(i).padStart(2, '0')}`, encryptionRequired: true, roleAttributes: ['csdk-many'] });
+    await api.post('/service-policies', { name: 'csdk-many-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#csdk-many-client'], serviceRoles: ['#csdk-many'] });
+    const file = await enrolled('csdk-many-client', ['csdk-many-client']);
+    const r = await probe(['run', file, '--timeout', '20']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.lines.filter((l) => l.startsWith('service added name=csdk-many-')), show(r)).toHaveLength(many);
+    // Its HTTP client (tlsuv, built with zlib) sends `Accept-Encoding: gzip, deflate`, and a page
+    // of 25 such services is past the 8 KiB from which answers are gzipped. The SDK does not log
+    // the answer's headers, so the encoding itself is checked in test/client/compression.test.ts.
+    expect(r.lines, show(r)).toContain(`services total=${many}`);
+  });
+
   it('is granted a Dial session for the service', async () => {
     const file = await enrolled('csdk-dialer');
     const r = await probe(['run', file, '--dial', svc, '--timeout', '30']);

@@ -11,6 +11,7 @@ import { TRACE_ID_HEADER } from './request-log.js';
 import type { Principal, SessionCache } from './session-cache.js';
 import { callerPrincipal } from './caller.js';
 import { withEveryRow } from './every-row.js';
+import { encodeFor } from './compression.js';
 
 /** What a handler returns: a status and a body (already an envelope), plus optional headers. */
 export interface Result {
@@ -96,7 +97,7 @@ export function createRouter(app: FastifyInstance, cache: SessionCache, registry
       expiryHeaders(reply, principal);
       if (result.headers) reply.headers(result.headers);
       if (result.contentType) reply.type(result.contentType);
-      return reply.status(result.status ?? 200).send(result.contentType ? result.body : jsonBody(reply, result.body));
+      return reply.status(result.status ?? 200).send(encodeFor(req, reply, result.contentType ? result.body : jsonBody(reply, result.body)));
     };
     const spanName = `${method} ${url}`;
     /** The request served inside its span, which is then ended with the outcome. */
