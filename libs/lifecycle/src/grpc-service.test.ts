@@ -26,9 +26,13 @@ afterAll(async () => {
   rmSync(migrations, { recursive: true, force: true });
 });
 
-/** The health of the server on `port`, or `unreachable` when nothing answers in time. */
+/**
+ * The health of the server on `port`, or `unreachable` when nothing answers in time. A stopped
+ * server refuses the connection at once; a busy machine can take more than a few hundred ms to
+ * answer the first call of a new channel, so the deadline is generous.
+ */
 async function health(port: number): Promise<string> {
-  const client = createRpcClient(contracts.health(), `127.0.0.1:${port}`, { deadlineMs: 300, tls: null, serverName: 'auth' });
+  const client = createRpcClient(contracts.health(), `127.0.0.1:${port}`, { deadlineMs: 3_000, tls: null, serverName: 'auth' });
   try {
     return (await client.check({ service: '' })).status;
   } catch {
