@@ -86,6 +86,19 @@ describe('evaluation cache', () => {
       expect(clock.reads).toBe(reads);
     });
 
+    it('counts a renewed answer as the newest when making room', async () => {
+      let t = 0;
+      const cache = createEvaluationCache<string>({ ttlMs: 1000, maxWeight: 2, now: () => t, version: async () => '1.1' });
+      await cache.through('a', async () => 'a1');
+      await cache.through('b', async () => 'b1');
+      t = 1000;
+      // Renewed: now newer than b.
+      expect(await cache.through('a', async () => 'a2')).toBe('a1');
+      await cache.through('c', async () => 'c1');
+      expect(await cache.through('a', async () => 'a3')).toBe('a1');
+      expect(await cache.through('b', async () => 'b2')).toBe('b2');
+    });
+
     it('loads again once the version has moved, and keeps the new answer under the new version', async () => {
       const { clock, cache, load } = setup();
       await cache.through('k', load);

@@ -55,6 +55,9 @@ export function createEvaluationCache<T>({ ttlMs, maxWeight = 10_000, weigh = ()
       // Confirmed by the tables, unless a change was heard meanwhile (it emptied the cache).
       if (hit && at !== undefined && hit.version === at && started === generation) {
         hit.until = now() + ttlMs;
+        // The newest again: the oldest entries make room first.
+        entries.delete(key);
+        entries.set(key, hit);
         return hit.value;
       }
       const value = await load();
