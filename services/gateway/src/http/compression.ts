@@ -6,13 +6,16 @@
  * the same bytes (a held page) is compressed once: the compressed copy is kept beside the buffer
  * for as long as the buffer lives.
  */
-import { constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Smaller answers go as they are: compressing them saves less than it costs. */
 export const GZIP_MIN_BYTES = 8 * 1024;
 
 const compressed = new WeakMap<Buffer, Buffer>();
+// In the thread pool: a page of every row (`limit=-1`) can be megabytes, which must not hold the event loop.
+const gzipped = promisify(gzip);
 
 /** True when an `Accept-Encoding` value accepts gzip (by name or `*`, with a q above 0). */
 export function acceptsGzip(header: string | string[] | undefined): boolean {
@@ -30,14 +33,14 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
 }
 
 /** The bytes to send for `payload`: gzipped, with its headers set, when it is large JSON and the client accepts gzip. */
-export function encodeFor(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+export async function encodeFor(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   if (!Buffer.isBuffer(payload) || payload.length < GZIP_MIN_BYTES) return payload;
   if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
   reply.header('vary', 'accept-encoding');
   if (!acceptsGzip(req.headers['accept-encoding'])) return payload;
   let gz = compressed.get(payload);
   if (!gz) {
-    gz = gzipSync(payload, { level: constants.Z_BEST_SPEED });
+    gz = await gzipped(payload, { level: constants.Z_BEST_SPEED });
     compressed.set(payload, gz);
   }
   reply.header('content-encoding', 'gzip');

@@ -97,7 +97,7 @@ export function createRouter(app: FastifyInstance, cache: SessionCache, registry
       expiryHeaders(reply, principal);
       if (result.headers) reply.headers(result.headers);
       if (result.contentType) reply.type(result.contentType);
-      return reply.status(result.status ?? 200).send(encodeFor(req, reply, result.contentType ? result.body : jsonBody(reply, result.body)));
+      return reply.status(result.status ?? 200).send(await encodeFor(req, reply, result.contentType ? result.body : jsonBody(reply, result.body)));
     };
     const spanName = `${method} ${url}`;
     /** The request served inside its span, which is then ended with the outcome. */
