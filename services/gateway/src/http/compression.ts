@@ -11,7 +11,7 @@ import { constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Smaller answers go as they are: compressing them saves less than it costs. */
-export const GZIP_MIN_BYTES = 8 * 1024;
+const GZIP_MIN_BYTES = 8 * 1024;
 
 const compressed = new WeakMap<Buffer, Buffer>();
 // In the thread pool: a page of every row (`limit=-1`) can be megabytes, which must not hold the event loop.
