@@ -98,6 +98,32 @@ describe('the access reader', () => {
     expect(reads.routers).toBe(3);
   });
 
+  it('reads at most four identity parts and four router lists at once, however many callers ask together', async () => {
+    const { store, reads } = fakeStore({ version: 1 });
+    const under = { identity: 0, routers: 0 };
+    const most = { identity: 0, routers: 0 };
+    /** `read` counted while under way, taking a while as a statement does. */
+    const counted = <A extends unknown[], T>(kind: 'identity' | 'routers', read: (...args: A) => Promise<T>) => async (...args: A) => {
+      most[kind] = Math.max(most[kind], ++under[kind]);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      try {
+        return await read(...args);
+      } finally {
+        under[kind]--;
+      }
+    };
+    store.identity = counted('identity', async (id: string) => ({ version: 1, policyTypes: new Map([['p1', 'Dial']]), routerIds: new Set([`r-${id}`]) }));
+    store.services = async (ids) => ids.map((id) => ({ version: 1, service: { id, name: id }, policies: [{ id: 'p1', name: 'p1', type: 'Dial', checks: [] }], routerIds: new Set(Array.from({ length: 200 }, (_, i) => `r-m${i}`)) }));
+    store.routers = counted('routers', store.routers.bind(store));
+    const reader = createAccessReader(store);
+    const wanted = { from: 'model' as const, routers: true, counts: false };
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => reader.read({ identityId: `m${i}`, roleAttributes: [] }, 's1', wanted)));
+    expect(answers.every((a) => a?.grant.permissions[0] === 'Dial')).toBe(true);
+    // Each caller its own identity part and its own one-router list, read in turn.
+    expect(reads.routers).toBe(200);
+    expect(most).toEqual({ identity: 4, routers: 4 });
+  });
+
   it('reads no edge router when nothing is granted and only a grant is wanted', async () => {
     const { store, reads } = fakeStore({ version: 1 });
     const reader = createAccessReader(store);

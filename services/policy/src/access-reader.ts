@@ -54,6 +54,13 @@ const AHEAD_AFTER_CHANGE = 2_000;
 /** The most identity parts and service parts kept, each, unless told otherwise. */
 export const ACCESS_PARTS_KEPT = 50_000;
 
+/** Identity parts (and, apart, router lists) read at once at most, a statement each. */
+const PART_READS_AT_ONCE = 4;
+
+/** `load` with at most {@link PART_READS_AT_ONCE} calls under way; the others wait their turn. */
+const fewAtATime = <T>(load: (key: string) => Promise<T>) =>
+  createBatcher((keys: string[]) => load(keys[0]!).then((part) => [part]), { maxBatch: 1, maxInFlight: PART_READS_AT_ONCE });
+
 /** Reads tried with parts of differing versions before one falls back to the one-statement read. */
 const ATTEMPTS = 3;
 
@@ -119,11 +126,14 @@ const identityKey = (c: Caller) => `${c.identityId}\u0000${c.roleAttributes.join
 
 export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOptions = {}) {
   const max = opts.maxParts ?? ACCESS_PARTS_KEPT;
-  const loadIdentity = (key: string) => {
+  // Identity parts and router lists are read a statement each, at most PART_READS_AT_ONCE of a
+  // kind at a time: a batch of a thousand accesses for as many identities waits here, in turn,
+  // not all at once in the pool, whose wait for a connection is bounded.
+  const loadIdentity = fewAtATime((key: string) => {
     const [identityId, ...roleAttributes] = key.split('\u0000');
     return store.identity(identityId!, roleAttributes);
-  };
-  const loadRouters = (key: string) => store.routers(key === '' ? [] : key.split('\u0000'));
+  });
+  const loadRouters = fewAtATime((key: string) => store.routers(key === '' ? [] : key.split('\u0000')));
   const identities = partCache<IdentityPart>(loadIdentity, max);
   // The service parts wanted in one turn are read by one statement: after a change, or at a new
   // replica's start, the accesses of a batch each want their own.
