@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuthServiceClient } from '@edge/proto';
 import type { RpcClient } from '@edge/rpc';
+import { PostgresQueryCompiler } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { processMetrics } from '@edge/metrics';
 import { createHarness, type FakeIdentity, type Harness } from './harness.js';
@@ -76,6 +77,19 @@ describe('API sessions', () => {
         fewest = Math.min(fewest, (await count()) - before);
       }
       expect(fewest).toBe(3);
+    });
+
+    // Login's statements are compiled once: building and compiling a query costs the auth
+    // service more than the database spends on it, on the path every SDK takes.
+    it('builds no query for a password login once one has run', async () => {
+      await login('alice', 'alice-secret');
+      const compile = vi.spyOn(PostgresQueryCompiler.prototype, 'compileQuery');
+      try {
+        await login('alice', 'alice-secret');
+        expect(compile.mock.calls.map(([node]) => node.kind)).toEqual([]);
+      } finally {
+        compile.mockRestore();
+      }
     });
 
     it('answers cert with INVALID_AUTH for now and an unknown method with INVALID_AUTH_METHOD', async () => {

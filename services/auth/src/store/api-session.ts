@@ -81,6 +81,10 @@ function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
   };
 }
 
+/** The columns a login gives a new API session (the others take their defaults). */
+const INSERTED = ['id', 'token_hash', 'identity_id', 'authenticator_id', 'config_types', 'ip_address', 'is_mfa_required', 'is_mfa_complete', 'is_cert_extendable', 'last_activity_at'] as const;
+type InsertedColumn = typeof INSERTED[number];
+
 /** Creates the store over a Kysely bound to the auth schema; an API session's end is announced in its transaction. */
 export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
   const refs = (rows: Array<{ id: string; identity_id: string }>): ApiSessionRef[] => owned(rows);
@@ -99,12 +103,29 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
       ]);
   });
 
+  // Login's statements, compiled once and kept prepared: building them cost the auth service
+  // more than the database spends on them.
+  const updbByUsername = precompiled(1, (username: string) => db.selectFrom('authenticators').selectAll()
+    .where('method', '=', 'updb').where('username', '=', username));
+  /**
+   * A new API session (its columns' values in {@link INSERTED} order) stored only beside another
+   * session of the identity, which the statement keeps from ending (a key share lock) until it
+   * commits: a deletion of that one committed first leaves none to stand beside, and the login
+   * is then stored and announced in a transaction; one after it sees this. No row when none.
+   */
+  const insertBesideAnother = precompiled(INSERTED.length, (...values: unknown[]) => {
+    // Each value one bound parameter; the identity's also picks the session to stand beside.
+    const value = (column: InsertedColumn) => sql`${values[INSERTED.indexOf(column)]}`;
+    return db.insertInto('api_sessions').columns([...INSERTED])
+      .expression(db.selectFrom(db.selectFrom('api_sessions').select('id').where('identity_id', '=', value('identity_id') as never).limit(1).forKeyShare().as('other'))
+        .select(INSERTED.map((column) => value(column).as(column))))
+      .returningAll();
+  });
+
   return {
     /** The updb authenticator with this username, if any. */
     async findUpdbByUsername(username: string): Promise<Authenticator | undefined> {
-      const row = await db.selectFrom('authenticators').selectAll()
-        .where('method', '=', 'updb').where('username', '=', username)
-        .executeTakeFirst();
+      const [row] = await updbByUsername(db, username);
       return row && toAuthenticator(row);
     },
 
@@ -221,15 +242,9 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
         id: s.id, token_hash: s.tokenHash, identity_id: s.identityId, authenticator_id: s.authenticatorId,
         config_types: s.configTypes, ip_address: s.ipAddress, is_mfa_required: s.isMfaRequired,
         is_mfa_complete: s.isMfaComplete, is_cert_extendable: s.isCertExtendable, last_activity_at: s.lastActivityAt,
-      };
+      } satisfies Record<InsertedColumn, unknown>;
       if (env.envInfoJson === '' && env.sdkInfoJson === '') {
-        // Stored only beside another session of the identity, which the statement keeps from
-        // ending (a key share lock) until it commits: a deletion of that one committed first
-        // leaves none to stand beside, and this login is announced; one after it sees this.
-        const row = await db.insertInto('api_sessions').columns(Object.keys(values) as Array<keyof typeof values>)
-          .expression(db.selectFrom(db.selectFrom('api_sessions').select('id').where('identity_id', '=', s.identityId).limit(1).forKeyShare().as('other'))
-            .select(Object.entries(values).map(([column, value]) => sql`${value}`.as(column))))
-          .returningAll().executeTakeFirst();
+        const [row] = await insertBesideAnother(db, ...INSERTED.map((column) => values[column]));
         if (row) return toApiSession(row);
       }
       return events.transaction(async (trx) => {
