@@ -109,34 +109,63 @@ describe('identity writes', () => {
 });
 
 describe('the login environment', () => {
-  it('is recorded on the identity from the auth service event, and announced for caches of the identity', async () => {
-    const id = await create('env-user');
+  /** The identities whose environment is announced from now on, until `stop`. */
+  const announcements = async () => {
     const announced: unknown[] = [];
     const sub = await h.bus.subscribe('edge.identity.identity.environment', async (m) => { announced.push(m.data); });
-    await h.bus.publish('edge.auth.api-session.created', { id: 'as-1', identityId: id, envInfoJson: '{"os":"linux"}', sdkInfoJson: '{"type":"t"}' });
+    return { announced, stop: () => sub.unsubscribe() };
+  };
+  /** What the auth service announces of a login. */
+  const login = (n: string, identityId: string, envInfoJson: string, sdkInfoJson: string) =>
+    h.bus.publish('edge.auth.api-session.created', { id: `as-${n}`, identityId, envInfoJson, sdkInfoJson });
+  // xmin changes with every write of the row, even one that sets the values it had.
+  const version = async (id: string) => (await h.db.selectFrom('identities').select(sql<string>`xmin::text`.as('xmin')).where('id', '=', id).executeTakeFirst())?.xmin;
+
+  it('is recorded on the identity from the auth service event, and announced for caches of the identity', async () => {
+    const id = await create('env-user');
+    const { announced, stop } = await announcements();
+    await login('1', id, '{"os":"linux"}', '{"type":"t"}');
     await vi.waitFor(async () => {
       const i = await h.client.getIdentity({ id });
       expect(i.envInfo).toEqual({ os: 'linux', _os: 'os' });
       expect(i.sdkInfo).toEqual({ type: 't', _type: 'type' });
     });
     await vi.waitFor(() => expect(announced).toEqual([{ id }]));
-    await sub.unsubscribe();
+    await stop();
   });
 
   it('is left alone, and nothing announced, when a login reported no environment', async () => {
     const id = await create('env-none');
     const marker = await create('env-marker');
-    const announced: unknown[] = [];
-    const sub = await h.bus.subscribe('edge.identity.identity.environment', async (m) => { announced.push(m.data); });
-    // xmin changes with every write of the row, even one that sets the values it had.
-    const version = async () => (await h.db.selectFrom('identities').select(sql<string>`xmin::text`.as('xmin')).where('id', '=', id).executeTakeFirst())?.xmin;
-    const before = await version();
-    await h.bus.publish('edge.auth.api-session.created', { id: 'as-none', identityId: id, envInfoJson: '', sdkInfoJson: '' });
+    const { announced, stop } = await announcements();
+    const before = await version(id);
+    await login('none', id, '', '');
     // One consumer handles the subject in order: once the marker is recorded, so was the login before it.
-    await h.bus.publish('edge.auth.api-session.created', { id: 'as-marker', identityId: marker, envInfoJson: '{"os":"linux"}', sdkInfoJson: '' });
+    await login('marker', marker, '{"os":"linux"}', '');
     await vi.waitFor(() => expect(announced).toEqual([{ id: marker }]));
-    expect(await version()).toBe(before);
-    await sub.unsubscribe();
+    expect(await version(id)).toBe(before);
+    await stop();
+  });
+
+  it('is left alone, and nothing announced, when a login reports the environment recorded already; a new one is recorded', async () => {
+    const id = await create('env-again');
+    const marker = await create('env-again-marker');
+    const { announced, stop } = await announcements();
+    await login('again-1', id, '{"os":"linux","arch":"x86_64"}', '{"type":"t","version":"1"}');
+    await vi.waitFor(() => expect(announced).toEqual([{ id }]));
+    const before = await version(id);
+    // The same values, their keys in another order; then only the environment, then only the SDK.
+    await login('again-2', id, '{"arch":"x86_64","os":"linux"}', '{"version":"1","type":"t"}');
+    await login('again-3', id, '{"os":"linux","arch":"x86_64"}', '');
+    await login('again-4', id, '', '{"type":"t","version":"1"}');
+    await login('again-5', marker, '{"os":"linux"}', '');
+    await vi.waitFor(() => expect(announced).toEqual([{ id }, { id: marker }]));
+    expect(await version(id)).toBe(before);
+    // A client that changed reports something new: recorded and announced.
+    await login('again-6', id, '{"os":"linux","arch":"x86_64"}', '{"type":"t","version":"2"}');
+    await vi.waitFor(() => expect(announced).toEqual([{ id }, { id: marker }, { id }]));
+    expect((await h.client.getIdentity({ id })).sdkInfo).toMatchObject({ version: '2' });
+    await stop();
   });
 });
 

@@ -119,6 +119,10 @@ export async function insertIdentitiesInBulk(db: Kysely<IdentityDb>, rows: Reado
 export function createIdentityStore(db: Kysely<IdentityDb>, events: IdentityEvents) {
   // Asked on every client request that shows the caller's identity: compiled once.
   const byId = precompiled(1, (id: string) => db.selectFrom('identities').selectAll().where('id', '=', id));
+  /** Whether the identity holds these environment values already (a null one is not compared); no row when it is gone. */
+  const environmentHeld = precompiled(3, (id: string, envInfo: string | null, sdkInfo: string | null) => db.selectFrom('identities')
+    .select(sql<boolean>`(${envInfo}::jsonb is null or env_info = ${envInfo}::jsonb) and (${sdkInfo}::jsonb is null or sdk_info = ${sdkInfo}::jsonb)`.as('same'))
+    .where('id', '=', id));
   return {
     db,
 
@@ -215,11 +219,19 @@ export function createIdentityStore(db: Kysely<IdentityDb>, events: IdentityEven
       }
     },
 
+    /**
+     * Records the environment a login reported. Clients report the same one at every login: when
+     * it is what the identity holds already (as JSON values, whatever the order of their keys),
+     * nothing is written and nothing announced, which one read tells.
+     */
     async updateEnvironment(id: string, envInfo: Json | undefined, sdkInfo: Json | undefined): Promise<void> {
       const set: Record<string, unknown> = {};
       if (envInfo) set.env_info = JSON.stringify(envInfo);
       if (sdkInfo) set.sdk_info = JSON.stringify(sdkInfo);
       if (Object.keys(set).length === 0) return;
+      const [held] = await environmentHeld(db, id, (set.env_info as string | undefined) ?? null, (set.sdk_info as string | undefined) ?? null);
+      if (!held) throw notFound('identity', id);
+      if (held.same) return;
       await events.transaction(async (trx) => {
         const r = await trx.updateTable('identities').set(set).where('id', '=', id).executeTakeFirst();
         if (Number(r.numUpdatedRows) === 0) throw notFound('identity', id);
