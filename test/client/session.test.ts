@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN, startTestController, type TestController } from '../support/controller.js';
 import { createPasswordIdentity } from '../support/password-identity.js';
+import { grpcCallsOf } from '../support/metrics.js';
 
 const C = '/edge/client/v1';
 const M = '/edge/management/v1';
@@ -48,6 +49,20 @@ describe('authentication and the current session', () => {
     expect([...cur.body.data.configTypes].sort()).toEqual(['NH5p4FpGR', 'g7cIWbcGg']);
     expect((await login(['intercept.v1', 'all'])).configTypes).toEqual(['all']);
     expect((await login([])).configTypes).toEqual([]);
+  });
+
+  it('resolves the config types a login names once while nothing changed, and again after a config type is added', async () => {
+    const login = async (configTypes: string[]) => (await c.http.post(`${C}/authenticate?method=password`, { body: { ...ADMIN, configTypes }, expectStatus: 200 })).body.data;
+    const names = ['intercept.v1', 'host.v1', 'later-type'];
+    const first = await login(names);
+    expect([...first.configTypes].sort()).toEqual(['NH5p4FpGR', 'g7cIWbcGg']);
+    const before = await grpcCallsOf('ListConfigTypes');
+    expect([...(await login(names)).configTypes].sort()).toEqual(['NH5p4FpGR', 'g7cIWbcGg']);
+    expect(await grpcCallsOf('ListConfigTypes')).toEqual(before);
+    // A new config type of a name the list asked for is seen by the next login.
+    const admin = first.token as string;
+    const created = await c.http.post(`${M}/config-types`, { session: admin, body: { name: 'later-type', schema: {} }, expectStatus: 201 });
+    expect([...(await login(names)).configTypes].sort()).toEqual(['NH5p4FpGR', created.body.data.id, 'g7cIWbcGg'].sort());
   });
 
   it('refuses bad credentials and unknown methods', async () => {

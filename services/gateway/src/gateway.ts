@@ -40,6 +40,7 @@ import { registerIdentityActionRoutes } from './routes/management/identities/act
 import { registerIdentityRoutes } from './routes/management/identities/routes.js';
 import { registerIdentityTypeRoutes } from './routes/management/identity-types/routes.js';
 import { registerConfigTypeRoutes } from './routes/management/config-types/routes.js';
+import { heldConfigTypeIds } from './routes/management/config-types/ids.js';
 import { registerConfigRoutes } from './routes/management/configs/routes.js';
 import { registerServiceRoutes } from './routes/management/services/routes.js';
 import { registerServicePolicyRoutes } from './routes/management/service-policies/routes.js';
@@ -104,8 +105,10 @@ export function registerRoutes(
   };
   const route = createRouter(app, cache, registry, { deadlineMs: config.grpc.deadlineMs, onAdminWrite });
   registerRootRoutes(route, config, clients);
+  // The config types logins name, resolved once while nothing they depend on changes.
+  const loginConfigTypes = heldConfigTypeIds(clients, changes);
   for (const base of [CLIENT_BASE, MANAGEMENT_BASE]) {
-    registerSessionRoutes(route, base, clients, cache, identities);
+    registerSessionRoutes(route, base, clients, cache, identities, loginConfigTypes);
     registerMfaRoutes(route, base, clients, cache);
     registerCurrentAuthenticatorRoutes(route, base, clients, cache);
     registerControllerRoutes(route, base, clients);

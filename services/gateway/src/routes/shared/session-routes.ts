@@ -33,7 +33,10 @@ function bearerToken(req: FastifyRequest): string {
 }
 
 /** Registers authenticate, current-api-session and current-identity under `base`. */
-export function registerSessionRoutes(route: Router, base: string, clients: Clients, cache: SessionCache, identities: IdentitySource): void {
+export function registerSessionRoutes(
+  route: Router, base: string, clients: Clients, cache: SessionCache, identities: IdentitySource,
+  loginConfigTypes: (values: readonly string[]) => Promise<string[]> = (values) => configTypeIds(clients, values),
+): void {
   route('POST', `${base}/authenticate`, 'public', async (req) => {
     const method = (req.query as Record<string, unknown>).method;
     if (typeof method !== 'string' || !METHODS.has(method)) {
@@ -44,7 +47,7 @@ export function registerSessionRoutes(route: Router, base: string, clients: Clie
       method,
       username: body.username ?? '',
       password: body.password ?? '',
-      configTypes: await configTypeIds(clients, body.configTypes ?? []),
+      configTypes: await loginConfigTypes(body.configTypes ?? []),
       envInfo: body.envInfo,
       sdkInfo: body.sdkInfo,
       clientCertPem: clientCertPem(req),

@@ -3,7 +3,11 @@
  * owner) is asked once which of the given values name a config type by id or by name.
  */
 import type { Clients } from '../../../clients.js';
+import { holds, type Hold, type ListChanges } from '../../../http/list-changes.js';
 import { everyRow } from '../../shared/list.js';
+
+/** Lists of config types kept resolved at most (the least recently used go first). */
+const HELD_LISTS = 256;
 
 /**
  * As MapConfigTypeNamesToIds (controller/model/config_type_manager.go): `all` stands alone, an id
@@ -22,4 +26,34 @@ export async function configTypeIds(clients: Clients, values: readonly string[])
   const ids = new Set(configTypes.map((t) => t.id));
   const byName = new Map(configTypes.map((t) => [t.name, t.id]));
   return [...new Set(named.flatMap((v) => (ids.has(v) ? [v] : byName.has(v) ? [byName.get(v)!] : [])))];
+}
+
+/**
+ * {@link configTypeIds} for logins: a tunneler names the same config types at every login, and
+ * each list is resolved once and held on the terms of the client service list (a change to
+ * anything the policy service owns, config types among it, ends every hold; see
+ * http/list-changes.ts).
+ */
+export function heldConfigTypeIds(clients: Clients, changes: ListChanges): (values: readonly string[]) => Promise<string[]> {
+  const kept = new Map<string, { ids: string[]; hold: Hold }>();
+  return async (values) => {
+    // Nothing to ask the policy service: nothing to hold.
+    if (values.length === 0 || values.includes('all')) return configTypeIds(clients, values);
+    const key = JSON.stringify(values);
+    const generation = changes.generation;
+    // Taken out, and put back as the most recently used while it holds.
+    const hit = kept.get(key);
+    kept.delete(key);
+    if (hit && holds(hit.hold, generation)) {
+      kept.set(key, hit);
+      return [...hit.ids];
+    }
+    const ids = await configTypeIds(clients, values);
+    const hold = changes.holdFrom(generation);
+    if (hold) {
+      kept.set(key, { ids, hold });
+      if (kept.size > HELD_LISTS) kept.delete(kept.keys().next().value!);
+    }
+    return [...ids];
+  };
 }
