@@ -7,6 +7,7 @@
  */
 import { durableName, type Bus, type BusMessage, type Handler } from '@edge/bus';
 import type { Kysely } from 'kysely';
+import { precompiled } from '@edge/db';
 import { sql } from 'kysely';
 import type { OutboxDatabase } from './tables.js';
 
@@ -35,8 +36,13 @@ export function createInbox(database: Kysely<any>, opts: InboxOptions = {}): Inb
   const retainMs = opts.retainMs ?? 48 * 60 * 60_000;
   let lastPrune = 0;
 
-  const seen = async (consumer: string, eventId: string) =>
-    (await db.selectFrom('inbox').select('event_id').where('consumer', '=', consumer).where('event_id', '=', eventId).executeTakeFirst()) !== undefined;
+  // The statements of every event handled, compiled once and kept prepared (see @edge/db's precompiled).
+  const seenStatement = precompiled(2, (consumer: string, eventId: string) => db.selectFrom('inbox').select('event_id')
+    .where('consumer', '=', consumer).where('event_id', '=', eventId));
+  const recordStatement = precompiled(2, (consumer: string, eventId: string) => db.insertInto('inbox')
+    .values({ consumer, event_id: eventId }).onConflict((oc) => oc.doNothing()));
+
+  const seen = async (consumer: string, eventId: string) => (await seenStatement(db, consumer, eventId)).length > 0;
 
   async function prune(): Promise<number> {
     lastPrune = Date.now();
@@ -46,7 +52,7 @@ export function createInbox(database: Kysely<any>, opts: InboxOptions = {}): Inb
   }
 
   async function record(consumer: string, eventId: string): Promise<void> {
-    await db.insertInto('inbox').values({ consumer, event_id: eventId }).onConflict((oc) => oc.doNothing()).execute();
+    await recordStatement(db, consumer, eventId);
     if (Date.now() - lastPrune > PRUNE_EVERY_MS) void prune().catch(() => undefined);
   }
 

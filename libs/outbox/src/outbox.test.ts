@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
-import type { Kysely } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresQueryCompiler, sql, type Kysely } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryBus, createNatsBus, EVENT_ID_HEADER, streamName, type Bus, type BusMessage } from '@edge/bus';
 import { createDb, dropSchema, migrate, openConnection, type DbConnection } from '@edge/db';
 import { silentLogger } from '@edge/logging';
@@ -168,6 +168,34 @@ describe.each(backends)('outbox on %s', (_name, open) => {
     await sleep(100);
     expect(handled).toEqual(['x', 'y']);
     await bus.close();
+  });
+
+  // The statements of every event (the relay's claim and delete, the inbox's look-up and record)
+  // are compiled once: building them cost each service more than the database spends on them.
+  it('relays and handles an event without building a query once one has gone through', async () => {
+    const outbox = make();
+    const handled: unknown[] = [];
+    const sub = await createInbox(s.db).guard(s.bus).consume('warm', 'edge.test.warm.*', async (m) => { handled.push(m.data); });
+    const send = (id: string) => outbox.transaction((trx) => outbox.enqueue(trx, 'edge.test.warm.created', { id }));
+    const recorded = async (eventId: string) =>
+      (await sql<{ n: number }>`select count(*)::int as n from ${sql.id(s.schema, 'inbox')} where event_id = ${eventId}`.execute(s.db)).rows[0]!.n === 1;
+    const first = await send('w1');
+    await waitFor(async () => {
+      await outbox.flush();
+      return recorded(first);
+    });
+    const second = await send('w2');
+    const compile = vi.spyOn(PostgresQueryCompiler.prototype, 'compileQuery');
+    try {
+      await outbox.flush();
+      await waitFor(() => recorded(second));
+      // Raw statements (the checks of this test) aside.
+      expect(compile.mock.calls.map(([node]) => node.kind).filter((k) => k !== 'RawNode')).toEqual([]);
+    } finally {
+      compile.mockRestore();
+    }
+    expect(handled).toEqual([{ id: 'w1' }, { id: 'w2' }]);
+    await sub.unsubscribe();
   });
 
   it('runs a reconciliation on one replica per interval, each run within its budget, resuming at its cursor', async () => {

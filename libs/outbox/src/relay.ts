@@ -12,6 +12,7 @@
 import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { sql, type Kysely } from 'kysely';
 import type { Bus } from '@edge/bus';
+import { precompiled } from '@edge/db';
 import type { Logger } from '@edge/logging';
 import { processMetrics } from '@edge/metrics';
 import type { OutboxDatabase } from './tables.js';
@@ -51,23 +52,28 @@ export function createRelayRounds(db: Kysely<OutboxDatabase>, bus: Bus, name: st
   const claimMs = opts.claimMs ?? 30_000;
   const metrics = processMetrics();
 
+  // The statements of every event, compiled once per relay and kept prepared (see @edge/db's precompiled).
+  const claimStatement = precompiled(0, () => db
+    .with('candidates', (qb) => qb.selectFrom('outbox').select(['id', 'ordering_key'])
+      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', sql<Date>`now()`)]))
+      .orderBy('id').limit(batchSize).forUpdate().skipLocked())
+    .updateTable('outbox')
+    .set({ claimed_until: sql<Date>`now() + ${claimMs} * interval '1 millisecond'`, attempts: sql<number>`attempts + 1` })
+    .where('id', 'in', (qb) => qb.selectFrom('candidates as c').select('c.id')
+      .where((eb) => eb.or([
+        eb('c.ordering_key', 'is', null),
+        eb.not(eb.exists(eb.selectFrom('outbox as e').select(sql.lit(1).as('one'))
+          .whereRef('e.ordering_key', '=', 'c.ordering_key').whereRef('e.id', '<', 'c.id')
+          .where('e.id', 'not in', eb.selectFrom('candidates').select('candidates.id')))),
+      ])))
+    .returning(['id', 'subject', 'data', 'headers', 'attempts']));
+  // The ids as one array, so the statement is the same for any number of them.
+  const deleteStatement = precompiled(1, (ids: Array<string | number>) => db.deleteFrom('outbox')
+    .where(sql<boolean>`id = any(${ids}::bigint[])`));
+
   /** Claims up to `batchSize` rows in one statement (committed at once); in `id` order. */
   async function claim(): Promise<ClaimedRow[]> {
-    const rows = await db
-      .with('candidates', (qb) => qb.selectFrom('outbox').select(['id', 'ordering_key'])
-        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', sql<Date>`now()`)]))
-        .orderBy('id').limit(batchSize).forUpdate().skipLocked())
-      .updateTable('outbox')
-      .set({ claimed_until: sql<Date>`now() + ${claimMs} * interval '1 millisecond'`, attempts: sql<number>`attempts + 1` })
-      .where('id', 'in', (qb) => qb.selectFrom('candidates as c').select('c.id')
-        .where((eb) => eb.or([
-          eb('c.ordering_key', 'is', null),
-          eb.not(eb.exists(eb.selectFrom('outbox as e').select(sql.lit(1).as('one'))
-            .whereRef('e.ordering_key', '=', 'c.ordering_key').whereRef('e.id', '<', 'c.id')
-            .where('e.id', 'not in', eb.selectFrom('candidates').select('candidates.id')))),
-        ])))
-      .returning(['id', 'subject', 'data', 'headers', 'attempts'])
-      .execute();
+    const rows = await claimStatement(db);
     return (rows as ClaimedRow[]).sort((a, b) => Number(a.id) - Number(b.id));
   }
 
@@ -95,7 +101,7 @@ export function createRelayRounds(db: Kysely<OutboxDatabase>, bus: Bus, name: st
           break;
         }
       }
-      if (done.length > 0) await db.deleteFrom('outbox').where('id', 'in', done).execute();
+      if (done.length > 0) await deleteStatement(db, done);
       if (done.length > 0) metrics.outboxPublished(name, done.length);
       if (error !== undefined) {
         const left = rows.slice(done.length);
