@@ -170,9 +170,10 @@ describe.each(backends)('outbox on %s', (_name, open) => {
     await bus.close();
   });
 
-  // The statements of every event (the relay's claim and delete, the inbox's look-up and record)
-  // are compiled once: building them cost each service more than the database spends on them.
-  it('relays and handles an event without building a query once one has gone through', async () => {
+  // The statements of every event (its insert, the relay's claim and delete, the inbox's look-up
+  // and record) are compiled once: building them cost each service more than the database spends
+  // on them.
+  it('records, relays and handles an event without building a query once one has gone through', async () => {
     const outbox = make();
     const handled: unknown[] = [];
     const sub = await createInbox(s.db).guard(s.bus).consume('warm', 'edge.test.warm.*', async (m) => { handled.push(m.data); });
@@ -184,9 +185,9 @@ describe.each(backends)('outbox on %s', (_name, open) => {
       await outbox.flush();
       return recorded(first);
     });
-    const second = await send('w2');
     const compile = vi.spyOn(PostgresQueryCompiler.prototype, 'compileQuery');
     try {
+      const second = await send('w2');
       await outbox.flush();
       await waitFor(() => recorded(second));
       // Raw statements (the checks of this test) aside.

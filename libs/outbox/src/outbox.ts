@@ -7,6 +7,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { Bus } from '@edge/bus';
+import { precompiled } from '@edge/db';
 import type { Logger } from '@edge/logging';
 import { processMetrics } from '@edge/metrics';
 import { newEvent, type EnqueueOptions } from './event.js';
@@ -143,8 +144,17 @@ export function createOutbox<DB = any>(opts: OutboxOptions): Outbox<DB> {
 
   processMetrics().watchOutbox(opts.name, () => rounds.pending());
 
+  // The insert of every event this service records, compiled once and kept prepared; it runs in
+  // the caller's transaction of the same database.
+  const insertOne = precompiled(5, (eventId: string, subject: string, orderingKey: string | null, data: string, headers: string) =>
+    db.insertInto('outbox').values({ event_id: eventId, subject, ordering_key: orderingKey, data, headers }));
+
   return {
-    enqueue: enqueueEvent,
+    async enqueue(trx, subject, data, enqueueOpts) {
+      const row = newEvent(subject, data, enqueueOpts);
+      await insertOne(trx, row.event_id, row.subject, row.ordering_key, row.data, row.headers);
+      return row.event_id;
+    },
 
     async transaction(fn, txOpts) {
       const result = await (opts.db as Kysely<DB>).transaction().execute(fn);

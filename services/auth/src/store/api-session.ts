@@ -122,6 +122,10 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
       .returningAll();
   });
 
+  /** A new API session (its columns' values in {@link INSERTED} order), in the caller's transaction. */
+  const insertAlone = precompiled(INSERTED.length, (...values: unknown[]) => db.insertInto('api_sessions')
+    .values(Object.fromEntries(INSERTED.map((column, i) => [column, values[i]])) as never).returningAll());
+
   return {
     /** The updb authenticator with this username, if any. */
     async findUpdbByUsername(username: string): Promise<Authenticator | undefined> {
@@ -248,7 +252,8 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
         if (row) return toApiSession(row);
       }
       return events.transaction(async (trx) => {
-        const row = await trx.insertInto('api_sessions').values(values).returningAll().executeTakeFirstOrThrow();
+        const [row] = await insertAlone(trx, ...INSERTED.map((column) => values[column]));
+        if (!row) throw new Error('an API session insert returned no row');
         await events.apiSessionCreated(trx, { id: row.id, identityId: row.identity_id }, env);
         return toApiSession(row);
       });
