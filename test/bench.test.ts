@@ -34,7 +34,7 @@ it('runs every scenario at small scale and writes the result', async () => {
     expect(result.baselineRuns).toHaveLength(result.scenarios.length);
     const sorted = [...result.baselineRuns].sort((a: number, b: number) => a - b);
     expect(result.baseline.requestsPerSecond).toBe(sorted[Math.floor((sorted.length - 1) / 2)]);
-    expect(result.scenarios.map((s: { name: string }) => s.name)).toEqual(['authenticate', 'current-identity', 'client-services', 'service-updates', 'create-session', 'management-identities']);
+    expect(result.scenarios.map((s: { name: string }) => s.name)).toEqual(['authenticate', 'authenticate-sdk', 'current-identity', 'client-services', 'service-updates', 'create-session', 'management-identities']);
     for (const s of result.scenarios) {
       expect({ name: s.name, valid: s.valid, errors: s.errors, statusCodes: s.statusCodes }).toMatchObject({ name: s.name, valid: true, errors: 0 });
       expect(s.ratio, s.name).toBeGreaterThan(0);
@@ -61,11 +61,13 @@ it('runs every scenario at small scale and writes the result', async () => {
     expect(result.scrypt.requestsPerSecond).toBeGreaterThan(0);
     const login = result.scenarios.find((s: { name: string }) => s.name === 'authenticate');
     expect(result.authenticateToScrypt).toBeCloseTo(login.requestsPerSecond / result.scrypt.requestsPerSecond, 2);
+    const sdkLogin = result.scenarios.find((s: { name: string }) => s.name === 'authenticate-sdk');
+    expect(result.sdkAuthenticateToScrypt).toBeCloseTo(sdkLogin.requestsPerSecond / result.scrypt.requestsPerSecond, 2);
     expect(result.policyPropagation).toMatchObject({ rounds: 2, errors: 0, valid: true });
     expect(result.policyPropagation.samplesMs).toHaveLength(2);
     expect(code, output).toBe(0);
     // The table names every scenario.
-    for (const name of ['baseline', 'authenticate', 'client-services', 'service-updates', 'scrypt', 'grpc/req', 'sql/req', 'of the raw scrypt rate', 'policy change']) expect(output).toContain(name);
+    for (const name of ['baseline', 'authenticate', 'authenticate-sdk', 'client-services', 'service-updates', 'scrypt', 'grpc/req', 'sql/req', 'of the raw scrypt rate', 'policy change']) expect(output).toContain(name);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -125,10 +125,12 @@ try {
     results.push(result);
     if (s.name === 'authenticate') scrypt = await measureRawScrypt();
   }
-  if (!scrypt && wanted?.has('scrypt')) scrypt = await measureRawScrypt();
+  if (!scrypt && (wanted?.has('scrypt') || wanted?.has('authenticate-sdk'))) scrypt = await measureRawScrypt();
   if (baselines.length === 0) baselines.push(await measureBaseline());
   if (scrypt) say(`  scrypt: ${scrypt.requestsPerSecond} verifications/s`);
   const login = results.find((s) => s.name === 'authenticate');
+  const sdkLogin = results.find((s) => s.name === 'authenticate-sdk');
+  const toScrypt = (s: ScenarioResult) => Math.round((s.requestsPerSecond / scrypt!.requestsPerSecond) * 1000) / 1000;
   const propagation = wanted && !wanted.has('policy-propagation')
     ? { p50Ms: 0, maxMs: 0, rounds: 0, errors: 0, samplesMs: [] }
     : await policyPropagation(controller.url, network, admin, clients[0]!, rounds);
@@ -139,7 +141,8 @@ try {
     dataset: { ...Object.fromEntries(Object.entries(ids).map(([k, v]) => [k, v.length])), importSeconds },
     baseline: median(baselines), baselineRuns: baselines.map((b) => b.requestsPerSecond), scenarios: results, policyPropagation: { ...propagation, valid: propagation.errors === 0 },
     ...(scrypt ? { scrypt } : {}),
-    ...(scrypt && login && scrypt.requestsPerSecond > 0 ? { authenticateToScrypt: Math.round((login.requestsPerSecond / scrypt.requestsPerSecond) * 1000) / 1000 } : {}),
+    ...(scrypt && login && scrypt.requestsPerSecond > 0 ? { authenticateToScrypt: toScrypt(login) } : {}),
+    ...(scrypt && sdkLogin && scrypt.requestsPerSecond > 0 ? { sdkAuthenticateToScrypt: toScrypt(sdkLogin) } : {}),
   };
   say('');
   say(table(result));

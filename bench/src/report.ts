@@ -46,6 +46,8 @@ export interface BenchResult {
   scrypt?: ScenarioResult;
   /** The `authenticate` scenario's req/s as a share of `scrypt`'s. */
   authenticateToScrypt?: number;
+  /** The `authenticate-sdk` scenario's req/s as a share of `scrypt`'s. */
+  sdkAuthenticateToScrypt?: number;
 }
 
 const col = (s: string | number, w: number) => String(s).padStart(w);
@@ -64,6 +66,7 @@ export function table(r: BenchResult): string {
     ...(r.authenticateToScrypt !== undefined
       ? [`authenticate: ${(r.authenticateToScrypt * 100).toFixed(1)}% of the raw scrypt rate (${r.scrypt!.requestsPerSecond} verifications/s)`]
       : []),
+    ...(r.sdkAuthenticateToScrypt !== undefined ? [`authenticate-sdk: ${(r.sdkAuthenticateToScrypt * 100).toFixed(1)}% of the raw scrypt rate`] : []),
     ...(r.baselineRuns ? [`baseline measured before each scenario (its ratio is to that run, \`base\`): ${r.baselineRuns.join(', ')} req/s; the baseline row is the median`] : []),
     p.rounds === 0
       ? 'policy change → client service list: not measured (--only)'

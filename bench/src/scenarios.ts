@@ -20,6 +20,10 @@ export interface Client {
   group: number;
 }
 
+/** What an SDK reports of itself at every login (the fields the C SDK fills in). */
+const SDK_ENV_INFO = { arch: 'x86_64', os: 'Linux', osRelease: '6.1.0-28-amd64', osVersion: '#1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1', hostname: 'bench-host', domain: '' };
+const SDK_INFO = { type: 'ziti-sdk-c', version: '1.18.7', revision: 'abc980e', branch: 'HEAD', appId: 'bench', appVersion: '1.0.0' };
+
 export interface Scenario {
   name: string;
   description: string;
@@ -56,6 +60,14 @@ export function scenarios(network: Network, admin: string, clients: readonly Cli
       name: 'authenticate',
       description: 'client password login (one scrypt verification and a new API session each)',
       next: () => ({ method: 'POST', path: `${C}/authenticate?method=password`, body: { username: pick(network.logins).name, password: PASSWORD } }),
+    },
+    {
+      name: 'authenticate-sdk',
+      description: 'client password login as the C SDK sends it (its environment, recorded on the identity, and config types by name)',
+      next: () => ({
+        method: 'POST', path: `${C}/authenticate?method=password`,
+        body: { username: pick(network.logins).name, password: PASSWORD, envInfo: SDK_ENV_INFO, sdkInfo: SDK_INFO, configTypes: ['intercept.v1', 'host.v1'] },
+      }),
     },
     {
       name: 'current-identity',
