@@ -52,8 +52,9 @@ export function createInbox(database: Kysely<any>, opts: InboxOptions = {}): Inb
   }
 
   async function record(consumer: string, eventId: string): Promise<void> {
-    await recordStatement(db, consumer, eventId);
+    // Started before the record is written, so whoever sees the record sees the prune under way.
     if (Date.now() - lastPrune > PRUNE_EVERY_MS) void prune().catch(() => undefined);
+    await recordStatement(db, consumer, eventId);
   }
 
   /** Runs `handler` once per event id for `consumer`; events without an id always run. */
