@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryBus, type Bus } from '@edge/bus';
-import { createListChanges, holds, SETTLE_MS } from './list-changes.js';
+import { createHeldAnswers, createListChanges, holds, SETTLE_MS } from './list-changes.js';
 
 /** Lets the bus deliver what was published. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
@@ -65,5 +65,28 @@ describe('policy changes heard by the gateway', () => {
   it('grants no hold when holding is off', () => {
     const changes = createListChanges(createMemoryBus(), 0);
     expect(changes.holdFrom(changes.generation)).toBeUndefined();
+  });
+  it('keeps answers while their hold stands, not those `keep` refuses, and at most `max` of them', async () => {
+    let t = 50_000;
+    const changes = createListChanges(createMemoryBus(), 10_000, () => t);
+    const held = createHeldAnswers<string>(changes, 2, () => t);
+    let loads = 0;
+    const load = (v: string) => async () => `${v}${++loads}`;
+    expect(await held.through('a', load('a'))).toBe('a1');
+    expect(await held.through('a', load('a'))).toBe('a1');
+    // Its time ran out, then a change was heard: asked for again each time.
+    t += 10_000;
+    expect(await held.through('a', load('a'))).toBe('a2');
+    changes.bump();
+    t += SETTLE_MS;
+    expect(await held.through('a', load('a'))).toBe('a3');
+    expect(await held.through('n', load('n'), () => false)).toBe('n4');
+    expect(await held.through('n', load('n'), () => false)).toBe('n5');
+    // a, used after b, stays when c makes room; b, the least recently used, goes.
+    expect(await held.through('b', load('b'))).toBe('b6');
+    expect(await held.through('a', load('a'))).toBe('a3');
+    expect(await held.through('c', load('c'))).toBe('c7');
+    expect(await held.through('a', load('a'))).toBe('a3');
+    expect(await held.through('b', load('b'))).toBe('b8');
   });
 });

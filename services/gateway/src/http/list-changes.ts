@@ -92,3 +92,31 @@ export const unheardListChanges = (): ListChanges => ({
   async start() {},
   async stop() {},
 });
+
+/**
+ * Answers kept by key on the terms above: an answer asked for at some generation is used again
+ * while its hold stands, and kept only when a hold was granted before it was asked for (and
+ * `keep` allows it). At most `max` are kept; the least recently used go first.
+ */
+export function createHeldAnswers<T>(changes: ListChanges, max: number, now: () => number = Date.now) {
+  const kept = new Map<string, { value: T; hold: Hold }>();
+  return {
+    /** The answer of `key`: the one held, or what `load` answers now. */
+    async through(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+      const generation = changes.generation;
+      const hit = kept.get(key);
+      kept.delete(key);
+      if (hit && holds(hit.hold, generation, now())) {
+        kept.set(key, hit);
+        return hit.value;
+      }
+      const hold = changes.holdFrom(generation);
+      const value = await load();
+      if (hold && keep(value)) {
+        kept.set(key, { value, hold });
+        if (kept.size > max) kept.delete(kept.keys().next().value!);
+      }
+      return value;
+    },
+  };
+}

@@ -13,7 +13,7 @@
  */
 import { ok } from '@edge/envelope';
 import type { Clients } from '../../../clients.js';
-import { holds, unheardListChanges, type Hold, type ListChanges } from '../../../http/list-changes.js';
+import { createHeldAnswers, unheardListChanges, type ListChanges } from '../../../http/list-changes.js';
 import type { Router } from '../../../http/route.js';
 import { policyCaller } from '../../shared/caller.js';
 
@@ -22,21 +22,11 @@ const MAX_HELD = 50_000;
 
 /** Registers the service update marker under one API's base path. */
 export function registerServiceUpdateRoutes(route: Router, base: string, clients: Clients, changes: ListChanges = unheardListChanges()): void {
-  const held = new Map<string, { lastChangeAt: string; hold: Hold }>();
+  const held = createHeldAnswers<{ lastChangeAt: string; namesPostureChecks: boolean }>(changes, MAX_HELD);
   route('GET', `${base}/current-api-session/service-updates`, 'session', async (_req, principal) => {
     const session = principal!.apiSession!;
     const who = policyCaller(principal);
-    const key = JSON.stringify(who);
-    const generation = changes.generation;
-    const hit = held.get(key);
-    if (hit && holds(hit.hold, generation)) return { body: ok({ lastChangeAt: hit.lastChangeAt }) };
-    const hold = changes.holdFrom(generation);
-    const marker = await clients.session.observeServiceList({ ...who, apiSessionId: session.id });
-    held.delete(key);
-    if (hold && !marker.namesPostureChecks) {
-      if (held.size >= MAX_HELD) held.delete(held.keys().next().value!);
-      held.set(key, { lastChangeAt: marker.lastChangeAt, hold });
-    }
+    const marker = await held.through(JSON.stringify(who), () => clients.session.observeServiceList({ ...who, apiSessionId: session.id }), (m) => !m.namesPostureChecks);
     return { body: ok({ lastChangeAt: marker.lastChangeAt }) };
   });
 }

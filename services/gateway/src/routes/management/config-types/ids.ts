@@ -3,7 +3,7 @@
  * owner) is asked once which of the given values name a config type by id or by name.
  */
 import type { Clients } from '../../../clients.js';
-import { holds, type Hold, type ListChanges } from '../../../http/list-changes.js';
+import { createHeldAnswers, type ListChanges } from '../../../http/list-changes.js';
 import { everyRow } from '../../shared/list.js';
 
 /** Lists of config types kept resolved at most (the least recently used go first). */
@@ -35,25 +35,10 @@ export async function configTypeIds(clients: Clients, values: readonly string[])
  * http/list-changes.ts).
  */
 export function heldConfigTypeIds(clients: Clients, changes: ListChanges): (values: readonly string[]) => Promise<string[]> {
-  const kept = new Map<string, { ids: string[]; hold: Hold }>();
-  return async (values) => {
+  const held = createHeldAnswers<string[]>(changes, HELD_LISTS);
+  return (values) => {
     // Nothing to ask the policy service: nothing to hold.
     if (values.length === 0 || values.includes('all')) return configTypeIds(clients, values);
-    const key = JSON.stringify(values);
-    const generation = changes.generation;
-    // Taken out, and put back as the most recently used while it holds.
-    const hit = kept.get(key);
-    kept.delete(key);
-    if (hit && holds(hit.hold, generation)) {
-      kept.set(key, hit);
-      return [...hit.ids];
-    }
-    const ids = await configTypeIds(clients, values);
-    const hold = changes.holdFrom(generation);
-    if (hold) {
-      kept.set(key, { ids, hold });
-      if (kept.size > HELD_LISTS) kept.delete(kept.keys().next().value!);
-    }
-    return [...ids];
+    return held.through(JSON.stringify(values), () => configTypeIds(clients, values));
   };
 }
