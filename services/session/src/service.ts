@@ -5,6 +5,8 @@
  * reverse. A stopped service can be started again (a new server each time).
  */
 import { fileURLToPath } from 'node:url';
+import { createHeardChanges } from '@edge/bus';
+import { EDGE_ROUTER_CHANGES, POLICY_CHANGES } from '@edge/events';
 import { createGrpcService, createServiceEvents, type EdgeService, type ServiceContext } from '@edge/lifecycle';
 import { contracts, type SessionServiceHandlers } from '@edge/proto';
 import { peerClients } from '@edge/rpc';
@@ -37,7 +39,13 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
     const checkers = peerClients(config.grpc, ['auth', 'pki', 'identity', 'policy'], { deadlineMs: 120_000 });
     defer(() => checkers.close());
     defer(() => clients.close());
-    const peers = createSessionPeers(clients);
+    // What the policy service answers of an access holds until it hears a change to what such an
+    // answer reads: services, policies, posture checks (the policy service's) and edge routers
+    // (the identity service's). An identity's role attributes are part of what it is held under.
+    const accessChanges = createHeardChanges(ctx.bus, config.evaluationCacheTtlMs, [POLICY_CHANGES, EDGE_ROUTER_CHANGES]);
+    await accessChanges.start();
+    defer(() => accessChanges.stop());
+    const peers = createSessionPeers(clients, accessChanges);
     const stores = createSessionStores(db);
     const { sessions: records, posture, terminators: terminatorRecords } = stores;
     // What the endpoint reported, plus MFA completed on the API session (as OpenZiti's MFA check).

@@ -7,6 +7,7 @@
  * and no shared edge router refuses it too.
  */
 import { randomUUID } from 'node:crypto';
+import { SETTLE_MS } from '@edge/bus';
 import type { session as pb } from '@edge/proto';
 import { runWithContext, type CallerPrincipal } from '@edge/rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +148,48 @@ describe('CreateSession', () => {
     expect(badTags.error).toMatchObject({ code: 'COULD_NOT_VALIDATE', fieldCause: { field: 'tags' } });
     expect([...noService.calls, ...badType.calls, ...badTags.calls]).toEqual([]);
     expect({ sessions: await count('sessions'), failures: await count('failed_service_requests') }).toEqual(before);
+  });
+
+  it('answers a service dialed again from the access it holds, until a change to policies or edge routers is heard', async () => {
+    const asked = (o: Outcome) => o.calls.filter((c) => c.service === 'policy').length;
+    const gus = (n: number) => principal('gus', `api-gus-${n}`);
+    expect(asked(await create(gus(1)))).toBe(1);
+    // Another API session of the same identity, same role attributes: no call.
+    const held = await create(gus(2));
+    expect(held.error).toBeUndefined();
+    expect(held.session!.edgeRouters.map((r) => r.id)).toEqual(['er-1', 'er-2']);
+    expect(asked(held)).toBe(0);
+    // Other role attributes are another question.
+    expect(asked(await create({ ...gus(3), roleAttributes: ['dialers', 'extra'] }))).toBe(1);
+
+    // The grant goes: the stand-in answers so, and the event of the change ends the hold.
+    const dial = h.world.policies.find((p) => p.id === 'dial')!;
+    const identityRoles = dial.identityRoles;
+    dial.identityRoles = ['#nobody'];
+    try {
+      // Until the change is heard, the held access still answers (the policy service holds its own evaluations on the same terms).
+      expect(asked(await create(gus(4)))).toBe(0);
+      await h.bus.publish('edge.policy.config-type.updated', { id: 'ct', name: 'ct' });
+      await expect.poll(async () => (await create(gus(5))).error?.code, { timeout: 5000 }).toBe('NOT_FOUND');
+      // A refusal is not held: the grant back, the next request is created.
+    } finally {
+      dial.identityRoles = identityRoles;
+    }
+    const again = await create(gus(6));
+    expect(again.error).toBeUndefined();
+    expect(asked(again)).toBe(1);
+
+    // Once the change has settled, answers are held again; an edge router's change ends the hold too.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    expect(asked(await create(gus(7)))).toBe(1);
+    expect(asked(await create(gus(8)))).toBe(0);
+    h.world.edgeRouters.push('er-3');
+    try {
+      await h.bus.publish('edge.identity.edge-router.updated', { id: 'er-3', name: 'er-3' });
+      await expect.poll(async () => (await create(gus(9))).session?.edgeRouters.map((r) => r.id), { timeout: 5000 }).toEqual(['er-1', 'er-2', 'er-3']);
+    } finally {
+      h.world.edgeRouters.pop();
+    }
   });
 
   it('writes a new session in one statement, and answers a concurrent twin with the stored one', async () => {

@@ -3,6 +3,7 @@
  * role list selects, and the edge routers a service may use. ARCHITECTURE.md rule 1: asked over
  * gRPC, never read from its schema.
  */
+import { createHeldAnswers, unheardChanges, type HeardChanges } from '@edge/bus';
 import type { PolicyServiceClient, common, policy as policyPb } from '@edge/proto';
 import { allPages, contextOfMany, createBatcher, currentContext, orMissing, orOneByOne, runWithContext, type RequestContext, type RpcClient } from '@edge/rpc';
 import type { GrantingPolicy, PostureCheckDef } from '../domain/posture.js';
@@ -59,8 +60,48 @@ async function existingAmong(ids: readonly string[], list: (q: common.ListQuery)
 /** The key of an (identity, service) pair in what `grants` answers. */
 export const grantKey = (identityId: string, serviceId: string) => `${identityId}\0${serviceId}`;
 
-/** The policy service's answers, over its client. */
-export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>) {
+/**
+ * Accesses held at most: a few thousand callers dialing tens of services each. The edge routers
+ * of held accesses are shared objects (see {@link createRouterInterning}), so an access held is
+ * a few hundred bytes whatever its routers.
+ */
+export const MAX_HELD_ACCESSES = 50_000;
+
+/** Whether two views of an edge router say the same. */
+function sameRouter(a: EdgeRouterView, b: EdgeRouterView): boolean {
+  if (a.id !== b.id || a.name !== b.name || a.hostname !== b.hostname || a.cost !== b.cost || a.noTraversal !== b.noTraversal
+    || a.disabled !== b.disabled || a.appDataJson !== b.appDataJson) return false;
+  const pa = Object.keys(a.supportedProtocols);
+  return pa.length === Object.keys(b.supportedProtocols).length && pa.every((k) => a.supportedProtocols[k] === b.supportedProtocols[k]);
+}
+
+/**
+ * One object per edge router as long as it says the same, forgotten when a change is heard: the
+ * accesses of thousands of (identity, service) pairs name the same few routers.
+ */
+function createRouterInterning(changes: HeardChanges) {
+  const known = new Map<string, EdgeRouterView>();
+  let generation = changes.generation;
+  return (r: EdgeRouterView): EdgeRouterView => {
+    if (generation !== changes.generation) {
+      known.clear();
+      generation = changes.generation;
+    }
+    const seen = known.get(r.id);
+    if (seen && sameRouter(seen, r)) return seen;
+    known.set(r.id, r);
+    return r;
+  };
+}
+
+/**
+ * The policy service's answers, over its client. With `changes` (what this service hears of
+ * changes to services, policies, posture checks and edge routers), an access answered is held
+ * on @edge/bus's terms (held.ts), under the identity, its role attributes, the service and what
+ * was asked: a caller dialing a service again is answered without a call. Without, every access
+ * is asked for.
+ */
+export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>, changes: HeardChanges = unheardChanges()) {
   // Accesses asked together (session creations arriving at once) share one call; the call acts
   // for none of their callers, each request names its identity itself. A policy service of the
   // version before GetServiceAccesses (a rolling upgrade) is asked one access at a time instead.
@@ -68,6 +109,9 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>) {
     const { results } = await runWithContext(contextOfMany(asks.map((a) => a.ctx)), () => policy.getServiceAccesses({ requests: asks.map((a) => a.req) }));
     return results.map((r) => (r.result === 'notFound' ? undefined : r.access ?? new Error('the policy service answered an access with neither access nor notFound')));
   }, ({ req, ctx }) => runWithContext(ctx, () => orMissing(policy.getServiceAccess(req)))));
+  // What is held is shared by the requests it answers: read, never changed.
+  const held = createHeldAnswers<ServiceAccess | undefined>(changes, MAX_HELD_ACCESSES);
+  const intern = createRouterInterning(changes);
 
   return {
     /**
@@ -95,24 +139,28 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>) {
 
     /**
      * What the identity may do with the service, in one call to the policy service (which matches
-     * the edge routers in its read model of them), shared with the accesses asked meanwhile;
-     * undefined when the service does not exist, or with `grantedOnly` when no policy grants it.
+     * the edge routers in its read model of them), shared with the accesses asked meanwhile, or
+     * the one held for the same question; undefined when the service does not exist, or with
+     * `grantedOnly` when no policy grants it (never held: a grant made meanwhile is seen at once).
      */
     async access(who: PeerIdentity, serviceId: string, opts: { grantedOnly?: boolean; edgeRouters?: boolean } = {}): Promise<ServiceAccess | undefined> {
-      const a = await accessOf({
-        req: {
-          identityId: who.id, roleAttributes: who.roleAttributes, serviceId, grantedOnly: opts.grantedOnly ?? false, edgeRouters: opts.edgeRouters ?? false, edgeRouterCounts: false,
-        },
-        ctx: currentContext(),
-      });
-      if (!a) return undefined;
-      return {
-        id: a.serviceId, name: a.serviceName, permissions: a.permissions, policies: grantingPolicies(a.policies), checks: checksOf(a.policies),
-        edgeRouters: a.edgeRouters.map((r) => ({
-          id: r.id, name: r.name, hostname: r.hostname, cost: r.cost, isOnline: false, noTraversal: r.noTraversal,
-          disabled: r.disabled, supportedProtocols: r.supportedProtocols, appDataJson: r.appDataJson,
-        })),
-      };
+      const grantedOnly = opts.grantedOnly ?? false;
+      const edgeRouters = opts.edgeRouters ?? false;
+      const key = `${who.id}\0${serviceId}\0${grantedOnly ? 'g' : ''}${edgeRouters ? 'r' : ''}\0${JSON.stringify(who.roleAttributes)}`;
+      return held.through(key, async () => {
+        const a = await accessOf({
+          req: { identityId: who.id, roleAttributes: who.roleAttributes, serviceId, grantedOnly, edgeRouters, edgeRouterCounts: false },
+          ctx: currentContext(),
+        });
+        if (!a) return undefined;
+        return {
+          id: a.serviceId, name: a.serviceName, permissions: a.permissions, policies: grantingPolicies(a.policies), checks: checksOf(a.policies),
+          edgeRouters: a.edgeRouters.map((r) => intern({
+            id: r.id, name: r.name, hostname: r.hostname, cost: r.cost, isOnline: false, noTraversal: r.noTraversal,
+            disabled: r.disabled, supportedProtocols: r.supportedProtocols, appDataJson: r.appDataJson,
+          })),
+        };
+      }, (a) => a !== undefined);
     },
 
     /** Every service the identity may use with the ids of its posture checks, and those checks. */
