@@ -79,34 +79,38 @@ export function createSessions({ records, peers, postureData, log }: SessionsDep
   return {
     /**
      * One call to the policy service answers the grant, the posture checks of the granting
-     * policies and the edge routers; the existing session is read meanwhile.
+     * policies and the edge routers (or the access held for the same question); one statement
+     * writes the session or reads the one that exists.
      */
     async create(input: CreateSessionInput): Promise<SessionView> {
       const type = sessionType(input.type);
       const tags = parseTags(input.tagsJson);
       if (!input.serviceId) throw fieldError('serviceId', 'is required', input.serviceId);
       const who = await identityOf(input.identityId);
-      const [access, existing] = await Promise.all([
-        peers.access(who, input.serviceId, { grantedOnly: true, edgeRouters: true }),
-        records.findExisting(input.apiSessionId, input.serviceId, type),
-      ]);
+      const access = await peers.access(who, input.serviceId, { grantedOnly: true, edgeRouters: true });
       if (!access) throw notFound('service', input.serviceId);
       assertPermitted(access.permissions, type, input.serviceId);
       let passing: string[];
       try {
         passing = await checkPosture(input, type, access);
       } catch (err) {
+        // The session asked for again is ended instead.
+        const existing = await records.findExisting(input.apiSessionId, input.serviceId, type);
         if (existing) await records.deleteOf({ ids: [existing.id] });
         throw err;
       }
-      if (existing) return { session: existing, edgeRouters: access.edgeRouters };
-
-      if (access.edgeRouters.length === 0) throw new ZitiError('NO_EDGE_ROUTERS_AVAILABLE');
+      if (access.edgeRouters.length === 0) {
+        // A session that exists is returned, with no routers; only a new one is refused.
+        const existing = await records.findExisting(input.apiSessionId, input.serviceId, type);
+        if (existing) return { session: existing, edgeRouters: [] };
+        throw new ZitiError('NO_EDGE_ROUTERS_AVAILABLE');
+      }
+      const id = newId();
       const session = await records.create({
-        id: newId(), token: randomUUID(), apiSessionId: input.apiSessionId, identityId: who.id, serviceId: access.id,
+        id, token: randomUUID(), apiSessionId: input.apiSessionId, identityId: who.id, serviceId: access.id,
         serviceName: access.name, type, servicePolicyIds: passing, tags,
       });
-      log.info({ sessionId: session.id, serviceId: session.serviceId, type }, 'session created');
+      if (session.id === id) log.info({ sessionId: session.id, serviceId: session.serviceId, type }, 'session created');
       return { session, edgeRouters: access.edgeRouters };
     },
 

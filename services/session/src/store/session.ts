@@ -79,18 +79,25 @@ export function createSessionRecords(db: Kysely<SessionDb>) {
   // (a lateral subquery kept apart by `offset 0`: a semi-join could turn into a scan of every session).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const d = db as any;
-  const existing = precompiled(3, (apiSessionIds: string[], serviceIds: string[], types: string[]): Compilable<Selectable<SessionsTable>> => d
+  const existingOf = (apiSessionIds: string[], serviceIds: string[], types: string[]) => d
     .selectFrom(d.selectNoFrom([
       sql`unnest(${apiSessionIds}::text[])`.as('a'), sql`unnest(${serviceIds}::text[])`.as('s'), sql`unnest(${types}::text[])`.as('t'),
     ]).as('k'))
     .innerJoinLateral((eb: typeof d) => eb.selectFrom('sessions').selectAll()
       .whereRef('sessions.api_session_id', '=', 'k.a').whereRef('sessions.service_id', '=', 'k.s').whereRef('sessions.type', '=', 'k.t')
       .offset(0).as('x'), (j: typeof d) => j.onTrue())
-    .selectAll('x'));
-  const insert = precompiled(1, (rowsJson: string) => db.insertInto('sessions').columns(INSERTED)
-    .expression(sql`select ${sql.join(INSERTED.map((c) => sql.ref(c)))} from jsonb_to_recordset(${rowsJson}::jsonb) as r(
-      id text, token text, api_session_id text, identity_id text, service_id text, service_name text, type text, service_policy_ids text[], tags jsonb)`)
-    .onConflict((oc) => oc.columns(['api_session_id', 'service_id', 'type']).doNothing()).returningAll());
+    .selectAll('x');
+  const existing = precompiled(3, (apiSessionIds: string[], serviceIds: string[], types: string[]): Compilable<Selectable<SessionsTable>> =>
+    existingOf(apiSessionIds, serviceIds, types));
+  // The new rows, and the stored session of each row whose (API session, service, type) is
+  // taken: the statement's snapshot holds the sessions stored before it, not those it inserts.
+  const insert = precompiled(4, (rowsJson: string, apiSessionIds: string[], serviceIds: string[], types: string[]): Compilable<Selectable<SessionsTable>> => d
+    .with('ins', (w: typeof d) => w.insertInto('sessions').columns(INSERTED)
+      .expression(sql`select ${sql.join(INSERTED.map((c) => sql.ref(c)))} from jsonb_to_recordset(${rowsJson}::jsonb) as r(
+        id text, token text, api_session_id text, identity_id text, service_id text, service_name text, type text, service_policy_ids text[], tags jsonb)`)
+      .onConflict((oc: typeof d) => oc.columns(['api_session_id', 'service_id', 'type']).doNothing()).returningAll())
+    .selectFrom('ins').selectAll()
+    .unionAll(existingOf(apiSessionIds, serviceIds, types)));
 
   /** The sessions of many (API session, service, type), in one statement; undefined where none. */
   const findExistingMany = async (keys: SessionKey[]): Promise<Array<Session | undefined>> => {
@@ -100,15 +107,15 @@ export function createSessionRecords(db: Kysely<SessionDb>) {
   };
 
   /**
-   * Inserts many sessions in one statement. A row whose (API session, service, type) is taken,
-   * by a concurrent twin or by another row of the same statement, is answered with the stored
-   * session (read in one more statement when the twin is not among the rows just inserted).
+   * Inserts many sessions in one statement. A row whose (API session, service, type) is taken is
+   * answered with the stored session: read by the same statement when it was stored before, in
+   * one more statement when a concurrent twin stored it meanwhile.
    */
   const createMany = async (sessions: NewSession[]): Promise<Array<Session | Error>> => {
     const rows = await insert(db, JSON.stringify(sessions.map((s) => ({
       id: s.id, token: s.token, api_session_id: s.apiSessionId, identity_id: s.identityId, service_id: s.serviceId, service_name: s.serviceName,
       type: s.type, service_policy_ids: s.servicePolicyIds, tags: s.tags,
-    }))));
+    }))), sessions.map((s) => s.apiSessionId), sessions.map((s) => s.serviceId), sessions.map((s) => s.type));
     const stored = new Map(rows.map((r) => [keyOf({ apiSessionId: r.api_session_id, serviceId: r.service_id, type: r.type }), toDomain(r)]));
     const missing = sessions.filter((s) => !stored.has(keyOf(s)));
     if (missing.length > 0) {
