@@ -62,8 +62,8 @@ export const grantKey = (identityId: string, serviceId: string) => `${identityId
 
 /**
  * Accesses held at most: a few thousand callers dialing tens of services each. The edge routers
- * of held accesses are shared objects (see {@link createRouterInterning}), so an access held is
- * a few hundred bytes whatever its routers.
+ * of held accesses are shared objects (see {@link createRouterInterning}), so an access held
+ * takes under a kilobyte whatever its routers.
  */
 export const MAX_HELD_ACCESSES = 50_000;
 
