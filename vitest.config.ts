@@ -15,6 +15,7 @@ const EMBEDDED_E2E = [
   'test/client/session.test.ts',
   'test/client/sessions.test.ts',
   'test/client/services.test.ts',
+  'test/client/held-renewal.test.ts',
   'test/management/policies.test.ts',
   'test/management/identity-list-holds.test.ts',
   'test/management/every-row.test.ts',

@@ -4,6 +4,8 @@ import type { Bus } from './bus.js';
 import { createHeardChanges, createHeldAnswers, holds, SETTLE_MS } from './held.js';
 
 const SUBJECTS = ['edge.policy.>'];
+/** Lets settled promises run their callbacks. */
+const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('answers held while no change is heard', () => {
   let bus: Bus | undefined;
@@ -75,5 +77,51 @@ describe('answers held while no change is heard', () => {
     expect(await held.through('c', load('c'))).toBe('c7');
     expect(await held.through('a', load('a'))).toBe('a3');
     expect(await held.through('b', load('b'))).toBe('b8');
+  });
+
+  it('renews an answer used in the last fifth of its hold in the background, once, answering the held one meanwhile', async () => {
+    let t = 50_000;
+    const changes = createHeardChanges(createMemoryBus(), 10_000, SUBJECTS, () => t);
+    const held = createHeldAnswers<string>(changes, 10, () => t);
+    const pending: Array<{ resolve: (v: string) => void; reject: (e: Error) => void }> = [];
+    let loads = 0;
+    const load = async () => {
+      loads++;
+      return new Promise<string>((resolve, reject) => pending.push({ resolve, reject }));
+    };
+    const first = held.through('a', load);
+    pending.shift()!.resolve('v1');
+    expect(await first).toBe('v1');
+    // Before the last fifth: held, nothing asked.
+    t += 7_999;
+    expect(await held.through('a', load)).toBe('v1');
+    expect(loads).toBe(1);
+    // In it: held, and asked once in the background however often it is used meanwhile.
+    t += 1;
+    expect(await held.through('a', load)).toBe('v1');
+    expect(await held.through('a', load)).toBe('v1');
+    expect(loads).toBe(2);
+    pending.shift()!.resolve('v2');
+    await flush();
+    // The renewed answer holds anew, past the first hold's end.
+    t = 50_000 + 10_000 + 5_000;
+    expect(await held.through('a', load)).toBe('v2');
+    expect(loads).toBe(2);
+
+    // A renewal that fails leaves the held answer, and a later use asks again.
+    t = 58_000 + 8_500;
+    expect(await held.through('a', load)).toBe('v2');
+    pending.shift()!.reject(new Error('unavailable'));
+    await flush();
+    expect(await held.through('a', load)).toBe('v2');
+    expect(loads).toBe(4);
+    // A change heard before the renewal is answered: the renewal is not held.
+    changes.bump();
+    pending.shift()!.resolve('v3');
+    await flush();
+    t += SETTLE_MS;
+    const after = held.through('a', load);
+    pending.shift()!.resolve('v4');
+    expect(await after).toBe('v4');
   });
 });

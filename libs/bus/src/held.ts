@@ -85,28 +85,65 @@ export const unheardChanges = (): HeardChanges => ({
 });
 
 /**
+ * The part of a hold, at its end, in which a use of the answer also asks for it again in the
+ * background: an answer in use is renewed before its hold runs out, so its callers do not wait
+ * for the owner once per hold.
+ */
+export const RENEW_AHEAD = 0.2;
+
+/** True when `hold` (standing) is in the part of its time at which its answer is renewed. */
+export const renewsAt = (hold: Hold, holdMs: number, now: number): boolean => hold.until - now <= holdMs * RENEW_AHEAD;
+
+interface Kept<T> {
+  value: T;
+  hold: Hold;
+  renewing?: boolean;
+}
+
+/**
  * Answers kept by key on the terms above: an answer asked for at some generation is used again
  * while its hold stands, and kept only when a hold was granted before it was asked for (and
- * `keep` allows it). At most `max` are kept; the least recently used go first.
+ * `keep` allows it). A use in the last part of a hold ({@link RENEW_AHEAD}) also asks again in
+ * the background, once, and the new answer is kept with a new hold (dropped if `keep` refuses
+ * it). At most `max` are kept; the least recently used go first.
  */
 export function createHeldAnswers<T>(changes: HeardChanges, max: number, now: () => number = Date.now) {
-  const kept = new Map<string, { value: T; hold: Hold }>();
+  const kept = new Map<string, Kept<T>>();
+  const put = (key: string, entry: Kept<T>) => {
+    kept.delete(key);
+    kept.set(key, entry);
+    if (kept.size > max) kept.delete(kept.keys().next().value!);
+  };
+  /** Asks for `key` again while its held answer `entry` still answers. */
+  const renew = (key: string, entry: Kept<T>, load: () => Promise<T>, keep: (value: T) => boolean, generation: number) => {
+    const hold = changes.holdFrom(generation);
+    if (!hold) return;
+    entry.renewing = true;
+    load().then((value) => {
+      // Only in place of the answer it renews: one asked for meanwhile, or a drop, wins.
+      if (kept.get(key) !== entry) return;
+      if (keep(value)) put(key, { value, hold });
+      else kept.delete(key);
+    }).catch(() => {
+      // Unanswered: the held answer stands until its hold runs out, and a later use asks again.
+      entry.renewing = false;
+    });
+  };
   return {
     /** The answer of `key`: the one held, or what `load` answers now. */
     async through(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
       const generation = changes.generation;
+      const t = now();
       const hit = kept.get(key);
-      kept.delete(key);
-      if (hit && holds(hit.hold, generation, now())) {
-        kept.set(key, hit);
+      if (hit && holds(hit.hold, generation, t)) {
+        put(key, hit);
+        if (!hit.renewing && renewsAt(hit.hold, changes.holdMs, t)) renew(key, hit, load, keep, generation);
         return hit.value;
       }
+      if (hit) kept.delete(key);
       const hold = changes.holdFrom(generation);
       const value = await load();
-      if (hold && keep(value)) {
-        kept.set(key, { value, hold });
-        if (kept.size > max) kept.delete(kept.keys().next().value!);
-      }
+      if (hold && keep(value)) put(key, { value, hold });
       return value;
     },
   };

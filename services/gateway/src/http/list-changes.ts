@@ -13,7 +13,7 @@
 import { createHeardChanges, type Bus, type HeardChanges } from '@edge/bus';
 import { POLICY_CHANGES, SERVICE_CONFIGS_CHANGES } from '@edge/events';
 
-export { createHeldAnswers, holds, SETTLE_MS, unheardChanges as unheardListChanges, type Hold } from '@edge/bus';
+export { createHeldAnswers, holds, renewsAt, SETTLE_MS, unheardChanges as unheardListChanges, type Hold } from '@edge/bus';
 
 export type ListChanges = HeardChanges;
 

@@ -7,7 +7,8 @@
  *
  * A page confirmed by its digest may also be held: sent without asking for the digest again
  * while nothing the policy service owns has changed since (the generation of
- * http/list-changes.ts) and for at most the hold's time.
+ * http/list-changes.ts) and for at most the hold's time; a page sent in the last part of its
+ * hold is confirmed again in the background (routes.ts).
  *
  * The digest is read before the page (asked for first, or answered with the page by the policy
  * service, which reads it first), so a change between the two leaves a page newer than its digest
@@ -24,6 +25,8 @@ export interface ServicePageCache {
   has(key: string): boolean;
   /** The page of `key`, if held at `generation` and its hold has not run out. */
   held(key: string, generation: number, now?: number): Buffer | undefined;
+  /** The hold of the page of `key`, if it has one. */
+  holdOf(key: string): Hold | undefined;
   put(key: string, digest: string, body: Buffer, hold?: Hold): void;
   readonly bytes: number;
 }
@@ -65,6 +68,9 @@ export function createServicePageCache(maxBytes = 64 * 1024 * 1024): ServicePage
       const page = pages.get(key);
       if (!page || !holds(page.hold, generation, now)) return undefined;
       return touch(key, page);
+    },
+    holdOf(key) {
+      return pages.get(key)?.hold;
     },
     put(key, digest, body, hold) {
       remove(key);

@@ -18,7 +18,7 @@ import { listBody, listQuery } from '../../shared/list.js';
 import { configTypesParam, renderClientService } from '../../management/services/map.js';
 import { registerServiceWriteRoutes } from '../../management/services/routes.js';
 import { renderClientTerminator } from '../../management/terminators/map.js';
-import { unheardListChanges, type ListChanges } from '../../../http/list-changes.js';
+import { renewsAt, unheardListChanges, type ListChanges } from '../../../http/list-changes.js';
 import { createServicePageCache, type ServicePageCache } from './page-cache.js';
 import { postureStates } from './posture.js';
 import { policyCaller } from '../../shared/caller.js';
@@ -36,18 +36,39 @@ export function registerClientServiceRoutes(
   route: Router, base: string, clients: Clients, changes: ListChanges = unheardListChanges(), pages: ServicePageCache = createServicePageCache(),
 ): void {
   const url = `${base}/services`;
+  // Pages being confirmed in the background, by key.
+  const confirming = new Set<string>();
+
+  /**
+   * Confirms a held page by the digest while it is still sent, so that a page in use is held
+   * anew before its hold runs out and no request waits for the digest once per hold; a page of
+   * another digest is dropped (the next request renders it).
+   */
+  const confirmAhead = (key: string, principal: Principal | undefined, generation: number) => {
+    const hold = changes.holdFrom(generation);
+    if (!hold || confirming.has(key)) return;
+    confirming.add(key);
+    clients.policy.getServiceListDigest(policyCaller(principal)).then((d) => {
+      if (d.postureChecks.length === 0) pages.get(key, d.digest, hold);
+    }).catch(() => undefined).finally(() => confirming.delete(key));
+  };
 
   // A page already sent for the same caller and query is sent again while the digest of the
   // caller's list is unchanged (page-cache.ts); the digest is asked for first. A page held since
-  // its last confirmation is sent without asking. With no page kept, the page and the digest come
+  // its last confirmation is sent without asking (and confirmed in the background near the end of
+  // its hold). With no page kept, the page and the digest come
   // in one call (the policy service reads the digest first).
   route('GET', url, 'session', async (req, principal) => {
     const who = caller(principal, configTypesParam(req));
     const query = listQuery(req);
     const key = JSON.stringify([who, query]);
     const generation = changes.generation;
-    const held = pages.held(key, generation);
-    if (held) return { body: held, contentType: JSON_CONTENT_TYPE };
+    const now = Date.now();
+    const held = pages.held(key, generation, now);
+    if (held) {
+      if (renewsAt(pages.holdOf(key)!, changes.holdMs, now)) confirmAhead(key, principal, generation);
+      return { body: held, contentType: JSON_CONTENT_TYPE };
+    }
     const hold = changes.holdFrom(generation);
     let known: policy.ServiceListDigest__Output | undefined;
     if (pages.has(key)) {
