@@ -29,6 +29,27 @@ describe('evaluation cache', () => {
     expect(await cache.through('slow', async () => 'fresh')).toBe('fresh');
   });
 
+  it('answers callers missing the same key at once with one load, but not across a change', async () => {
+    const cache = createEvaluationCache<string>({ ttlMs: 60_000 });
+    const releases: Array<(v: string) => void> = [];
+    let loads = 0;
+    const load = () => new Promise<string>((r) => { loads++; releases.push(r); });
+    const first = cache.through('k', load);
+    const second = cache.through('k', load);
+    const other = cache.through('other', load);
+    expect(loads).toBe(2);
+    // A change while it loads: a caller arriving after it loads anew, and only its answer is kept.
+    cache.invalidate();
+    const third = cache.through('k', load);
+    expect(loads).toBe(3);
+    releases[0]!('before');
+    releases[1]!('other');
+    releases[2]!('after');
+    expect([await first, await second, await other, await third]).toEqual(['before', 'before', 'other', 'after']);
+    expect(await cache.through('k', load)).toBe('after');
+    expect(loads).toBe(3);
+  });
+
   it('keeps at most maxWeight, dropping the oldest', async () => {
     const cache = createEvaluationCache<number>({ ttlMs: 60_000, maxWeight: 2 });
     let loads = 0;

@@ -45,30 +45,48 @@ export function createEvaluationCache<T>({ ttlMs, maxWeight = 10_000, weigh = ()
   };
   // Bumped on every change: a load that started before a change must not be stored after it.
   let generation = 0;
+  // Misses being answered, by key, with the generation they started at: a caller missing the
+  // same key meanwhile shares the answer instead of evaluating it again (clients arriving
+  // together after a change, or at a cold start, ask for the same lists at once).
+  const pending = new Map<string, { generation: number; answer: Promise<T> }>();
+
+  const miss = async (key: string, hit: { value: T; until: number; weight: number; version?: string } | undefined, load: () => Promise<T>): Promise<T> => {
+    const started = generation;
+    const at = version && await version();
+    // Confirmed by the tables, unless a change was heard meanwhile (it emptied the cache).
+    if (hit && at !== undefined && hit.version === at && started === generation) {
+      hit.until = now() + ttlMs;
+      // The newest again: the oldest entries make room first.
+      entries.delete(key);
+      entries.set(key, hit);
+      return hit.value;
+    }
+    const value = await load();
+    const w = Math.max(1, weigh(value));
+    if (started === generation && w <= maxWeight) {
+      drop(key);
+      while (weight + w > maxWeight) drop(entries.keys().next().value!);
+      entries.set(key, { value, until: now() + ttlMs, weight: w, ...(at !== undefined ? { version: at } : {}) });
+      weight += w;
+    }
+    return value;
+  };
+
   return {
     async through(key, load) {
       if (ttlMs <= 0) return load();
       const hit = entries.get(key);
       if (hit && hit.until > now()) return hit.value;
-      const started = generation;
-      const at = version && await version();
-      // Confirmed by the tables, unless a change was heard meanwhile (it emptied the cache).
-      if (hit && at !== undefined && hit.version === at && started === generation) {
-        hit.until = now() + ttlMs;
-        // The newest again: the oldest entries make room first.
-        entries.delete(key);
-        entries.set(key, hit);
-        return hit.value;
+      // Only a miss started since the last change is shared: one from before it may answer what the change ended.
+      const running = pending.get(key);
+      if (running && running.generation === generation) return running.answer;
+      const mine = { generation, answer: miss(key, hit, load) };
+      pending.set(key, mine);
+      try {
+        return await mine.answer;
+      } finally {
+        if (pending.get(key) === mine) pending.delete(key);
       }
-      const value = await load();
-      const w = Math.max(1, weigh(value));
-      if (started === generation && w <= maxWeight) {
-        drop(key);
-        while (weight + w > maxWeight) drop(entries.keys().next().value!);
-        entries.set(key, { value, until: now() + ttlMs, weight: w, ...(at !== undefined ? { version: at } : {}) });
-        weight += w;
-      }
-      return value;
     },
     invalidate() {
       generation++;
