@@ -7,4 +7,4 @@ export { createNatsBus, type NatsBusOptions } from './nats-bus.js';
 export { createMemoryBus, type MemoryBusOptions } from './memory-bus.js';
 export { durableName, streamName, subjectMatches } from './subject.js';
 export { inPublishSpan, runInTraceContext, withTraceContext } from './trace.js';
-export { createHeardChanges, createHeldAnswers, holds, renewsAt, RENEW_AHEAD, SETTLE_MS, unheardChanges, type HeardChanges, type Hold } from './held.js';
+export { createHeardChanges, createHeldAnswers, holds, renewsAt, SETTLE_MS, unheardChanges, type HeardChanges, type Hold } from './held.js';

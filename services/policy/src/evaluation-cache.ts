@@ -36,8 +36,16 @@ export interface EvaluationCache<T> {
   readonly size: number;
 }
 
+/** An answer kept, until when, its weight, and the version of the tables it was read at. */
+interface Entry<T> {
+  value: T;
+  until: number;
+  weight: number;
+  version?: string;
+}
+
 export function createEvaluationCache<T>({ ttlMs, maxWeight = 10_000, weigh = () => 1, version, now = Date.now }: EvaluationCacheOptions<T>): EvaluationCache<T> {
-  const entries = new Map<string, { value: T; until: number; weight: number; version?: string }>();
+  const entries = new Map<string, Entry<T>>();
   let weight = 0;
   const drop = (key: string) => {
     const e = entries.get(key);
@@ -50,7 +58,7 @@ export function createEvaluationCache<T>({ ttlMs, maxWeight = 10_000, weigh = ()
   // together after a change, or at a cold start, ask for the same lists at once).
   const pending = new Map<string, { generation: number; answer: Promise<T> }>();
 
-  const miss = async (key: string, hit: { value: T; until: number; weight: number; version?: string } | undefined, load: () => Promise<T>): Promise<T> => {
+  const miss = async (key: string, hit: Entry<T> | undefined, load: () => Promise<T>): Promise<T> => {
     const started = generation;
     const at = version && await version();
     // Confirmed by the tables, unless a change was heard meanwhile (it emptied the cache).

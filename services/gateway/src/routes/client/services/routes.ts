@@ -55,9 +55,9 @@ export function registerClientServiceRoutes(
 
   // A page already sent for the same caller and query is sent again while the digest of the
   // caller's list is unchanged (page-cache.ts); the digest is asked for first. A page held since
-  // its last confirmation is sent without asking (and confirmed in the background near the end of
-  // its hold). With no page kept, the page and the digest come
-  // in one call (the policy service reads the digest first).
+  // its last confirmation is sent without asking (and confirmed in the background near the end
+  // of its hold). With no page kept, the page and the digest come in one call (the policy
+  // service reads the digest first).
   route('GET', url, 'session', async (req, principal) => {
     const who = caller(principal, configTypesParam(req));
     const query = listQuery(req);
