@@ -139,6 +139,69 @@ describe('a client service list', () => {
   });
 });
 
+describe('a client service list with the digest of the whole list (the gateway\'s first fill)', () => {
+  const caller = { identityId: 'i1', roleAttributes: ['team-10', 'team-20'] };
+  const withDigest = (configTypes: string[], q: Partial<typeof query> = {}): Promise<pb.ListServicesResponse> => handlers.ListServicesForIdentity({
+    ...caller, configTypes, query: { ...query, ...q }, policyType: '', withDigest: true,
+  } as pb.ListServicesForIdentityRequest__Output);
+  const digestAlone = () => handlers.GetServiceListDigest(caller as pb.GetServiceListDigestRequest__Output);
+
+  it('reads a page holding every service once for both, in five indexed statements', async () => {
+    own.splice(0, own.length, { serviceId: 's10', configId: 'cfg20' });
+    let page!: pb.ListServicesResponse;
+    const statements = await statementsOf(async () => { page = await withDigest([]); });
+    // grants page, granting policies with their checks, every config type, config data, the
+    // identity's own config: the page and the digest apart read the grants and the policies
+    // twice (seven).
+    expect(statements).toHaveLength(5);
+    expect(await scansOf(statements)).toEqual([]);
+    expect(page.meta!.totalCount).toBe(200);
+    expect(page.services).toHaveLength(200);
+    // No config type asked for: none is sent, though the digest counts them all.
+    expect(page.services!.every((s) => s.configJson === '{}')).toBe(true);
+    const alone = await digestAlone();
+    expect(page.digest!.digest).toBe(alone.digest);
+    expect(page.digest!.postureChecks!.map((c) => c.id)).toEqual(['pc10', 'pc20']);
+  });
+
+  it('sends the configs of the types asked for, and the same digest in any order', async () => {
+    own.splice(0, own.length, { serviceId: 's10', configId: 'cfg20' });
+    const page = await withDigest(['intercept.v1'], { sort: 'name desc' });
+    expect(page.services![0]!.name! > page.services!.at(-1)!.name!).toBe(true);
+    expect(JSON.parse(page.services!.find((s) => s.id === 's10')!.configJson!)).toEqual({ 'intercept.v1': { addresses: ['svc20.ziti'] } });
+    expect(JSON.parse(page.services!.find((s) => s.id === 's20')!.configJson!)).toEqual({ 'intercept.v1': { addresses: ['svc20.ziti'] } });
+    expect(page.digest!.digest).toBe((await digestAlone()).digest);
+    expect((await withDigest(['all'])).services!.find((s) => s.id === 's10')!.configJson).toBe(page.services!.find((s) => s.id === 's10')!.configJson);
+  });
+
+  it('keeps the digest it read with the page for the marker\'s confirmations', async () => {
+    own.length = 0;
+    const cached = { ...deps, serviceLists: createEvaluationCache<pb.ListServicesResponse>({ ttlMs: 60_000 }), serviceDigests: createEvaluationCache<pb.ServiceListDigest>({ ttlMs: 60_000 }) };
+    const kept = createEvaluationHandlers(cached);
+    const page = await kept.ListServicesForIdentity({ ...caller, configTypes: [], query, policyType: '', withDigest: true } as pb.ListServicesForIdentityRequest__Output);
+    let digest!: pb.ServiceListDigest;
+    const statements = await statementsOf(async () => { digest = await kept.GetServiceListDigest(caller as pb.GetServiceListDigestRequest__Output); });
+    expect(statements).toEqual([]);
+    expect(digest.digest).toBe(page.digest!.digest);
+  });
+
+  it('reads the digest apart when the page does not hold every service, the digest first', async () => {
+    own.length = 0;
+    const statements: string[] = [];
+    const page = await (async () => {
+      ran.length = 0;
+      const p = await withDigest([], { limit: 50 });
+      statements.push(...ran.map((q) => q.sql));
+      return p;
+    })();
+    expect(page.services).toHaveLength(50);
+    expect(page.meta!.totalCount).toBe(200);
+    expect(page.digest!.digest).toBe((await digestAlone()).digest);
+    // The page tried whole, then the digest's (grants, policies, types, configs), then the page's own (grants, policies).
+    expect(statements).toHaveLength(7);
+  });
+});
+
 describe('what an identity may do with a service', () => {
   const sessionAccess = { identityId: 'i1', roleAttributes: ['team-10'], serviceId: 's10', grantedOnly: true, edgeRouters: true, edgeRouterCounts: false, edgeRouterQuery: null };
   const expectGrant = (access: pb.ServiceAccess) => {

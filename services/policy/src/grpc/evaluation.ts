@@ -97,15 +97,48 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
    * SDK log in naming none and ask for them with each list (`configTypes=all`), and OpenZiti
    * moves the marker of everyone who sees a service when one of its configs changes.
    */
+  const digestKey = (caller: Caller, overrides: readonly OwnConfig[]) => JSON.stringify([caller.identityId, caller.roleAttributes, overrides]);
+  const everyDigest = async (caller: Caller, overrides: readonly OwnConfig[]) =>
+    digestOfServices(await everyService({ identityId: caller.identityId, roleAttributes: caller.roleAttributes }, ALL_CONFIG_TYPES, overrides));
   const digestOf = (caller: Caller, overrides: readonly OwnConfig[]): Promise<pb.ServiceListDigest> =>
-    deps.serviceDigests.through(JSON.stringify([caller.identityId, caller.roleAttributes, overrides]), async () => {
-      const services = await everyService({ identityId: caller.identityId, roleAttributes: caller.roleAttributes }, ALL_CONFIG_TYPES, overrides);
-      const checks = new Map(services.flatMap((s) => (s.postureQueries ?? []).flatMap((g) => g.checks ?? [])).map((c) => [c.id!, c]));
-      return {
-        digest: createHash('sha256').update(JSON.stringify(services)).digest('hex'),
-        postureChecks: [...checks.values()].sort((a, b) => (a.id! < b.id! ? -1 : 1)),
-      };
+    deps.serviceDigests.through(digestKey(caller, overrides), () => everyDigest(caller, overrides));
+
+  /**
+   * A page with the digest of the caller's whole list, the digest read first (the page is then
+   * never older than it). A page that holds every service the caller may use (no filter, no
+   * type, from the first) is read once for both: it is rendered with the configs of every type,
+   * as the digest counts them, and sent with those the caller asked for. Each is kept in its
+   * own cache, under the tables' version read before it was read.
+   */
+  const listWithDigest = async (req: pb.ListServicesForIdentityRequest__Output, every: readonly OwnConfig[]): Promise<pb.ListServicesResponse> => {
+    const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
+    let whole: pb.ListServicesResponse | undefined;
+    const digest = await deps.serviceDigests.through(digestKey(caller, every), async () => {
+      whole = await wholeList(req, every);
+      return whole?.digest ?? everyDigest(caller, every);
     });
+    return whole ?? { ...await list(req, req.configTypes.length === 0 ? [] : every), digest };
+  };
+
+  /** The page of `req` with its digest, when it holds every service the caller may use. */
+  const wholeList = async (req: pb.ListServicesForIdentityRequest__Output, every: readonly OwnConfig[]): Promise<pb.ListServicesResponse | undefined> => {
+    const plan = planList(SERVICE_FIELDS, listParams(req.query));
+    if (plan.where !== undefined || plan.offset !== 0 || req.policyType !== '') return undefined;
+    const { items, total } = await stores.evaluation.list({ identityId: req.identityId, roleAttributes: req.roleAttributes }, plan);
+    if (items.length < total) return undefined;
+    const [services, names] = await Promise.all([render(items, ALL_CONFIG_TYPES, every), configTypeNames(req.configTypes)]);
+    return {
+      services: services.map((s) => ({ ...s, configJson: onlyTypes(s.configJson!, names) })),
+      meta: listMeta(plan, total, SERVICE_FIELDS),
+      digest: digestOfServices(services),
+    };
+  };
+
+  /** The names of the config types asked for (`all` for every one). */
+  const configTypeNames = async (asked: readonly string[]): Promise<Set<string> | 'all'> => {
+    if (asked.includes('all')) return 'all';
+    return new Set(asked.length === 0 ? [] : (await stores.configTypes.findByIdOrName(asked)).map((t) => t.name));
+  };
 
   /**
    * Many identities' grants among the services named for each, with the posture queries of the
@@ -129,7 +162,8 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
       return { ids: await stores.services.matchIds(matchRolesCondition(req, SERVICE_ROLE_COLUMNS)) };
     },
     // The cache key names everything the answer depends on that this service does not own. With
-    // the digest, the identity's own configs are read once for both (the digest covers every type).
+    // the digest, the identity's own configs are read once for both (the digest covers every
+    // type), and the page is kept with its digest.
     async ListServicesForIdentity(req: pb.ListServicesForIdentityRequest__Output): Promise<pb.ListServicesResponse> {
       const { withDigest, ...asked } = req;
       if (!withDigest) {
@@ -137,10 +171,7 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
         return deps.serviceLists.through(JSON.stringify([asked, overrides]), () => list(req, overrides));
       }
       const every = await ownConfigs(req.identityId, ALL_CONFIG_TYPES);
-      const overrides = req.configTypes.length === 0 ? [] : every;
-      // The digest first: the page is then never older than it.
-      const digest = await digestOf(req, every);
-      return { ...await deps.serviceLists.through(JSON.stringify([asked, overrides]), () => list(req, overrides)), digest };
+      return deps.serviceLists.through(JSON.stringify([asked, every, 'digest']), () => listWithDigest(req, every));
     },
     async GetServiceForIdentity(req: pb.GetServiceForIdentityRequest__Output): Promise<pb.Service> {
       const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
@@ -154,6 +185,27 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
       return digestOf(req, await ownConfigs(req.identityId, ALL_CONFIG_TYPES));
     },
   };
+}
+
+/**
+ * The digest of a caller's services rendered with every config type, and the posture checks they
+ * name. The services are taken in id order by code point, whatever order they were read in, so
+ * a list read in any order and any collation gives the same digest.
+ */
+function digestOfServices(services: readonly pb.Service[]): pb.ServiceListDigest {
+  const byId = [...services].sort((a, b) => (a.id! < b.id! ? -1 : a.id! > b.id! ? 1 : 0));
+  const checks = new Map(byId.flatMap((s) => (s.postureQueries ?? []).flatMap((g) => g.checks ?? [])).map((c) => [c.id!, c]));
+  return {
+    digest: createHash('sha256').update(JSON.stringify(byId)).digest('hex'),
+    postureChecks: [...checks.values()].sort((a, b) => (a.id! < b.id! ? -1 : 1)),
+  };
+}
+
+/** A service's configs (JSON, every type) reduced to the types named. */
+function onlyTypes(configJson: string, names: Set<string> | 'all'): string {
+  if (names === 'all') return configJson;
+  if (names.size === 0 || configJson === '{}') return '{}';
+  return JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(configJson) as Record<string, unknown>).filter(([type]) => names.has(type))));
 }
 
 /** Reads a policy type filter; OpenZiti's lists take it in either case. */
