@@ -35,6 +35,9 @@ function resultOf(r: session.CreateSessionResult__Output): session.Session__Outp
 /** Whose sessions the caller sees: its own, or every one for an admin ('' = no restriction). */
 const scope = (principal: Principal | undefined) => (principal!.isAdmin ? '' : principal!.apiSession!.identityId);
 
+/** Batches of session creations sent to the session service and not yet answered, at most. */
+const CREATIONS_IN_FLIGHT = 4;
+
 /** Registers the client session routes. */
 export function registerClientSessionRoutes(route: Router, base: string, clients: Clients): void {
   const url = `${base}/sessions`;
@@ -42,12 +45,14 @@ export function registerClientSessionRoutes(route: Router, base: string, clients
   // Creations arriving together (SDKs dialing many services at once) share one call; each
   // carries the principal and request id of its own request. A session service of the version
   // before CreateSessions (a rolling upgrade) is asked one CreateSession per request instead.
+  // Four calls may be out at once: a call waits on the policy service and on a write in turn,
+  // and with two, nearly every batch waited for one of them to settle.
   const create = createBatcher<Creation, session.Session__Output>(orOneByOne(async (creations) => {
     const { results } = await runWithContext(contextOfMany(creations.map((c) => c.ctx)), () => clients.session.createSessions({
       items: creations.map(({ request, ctx }) => ({ request, principal: ctx.principal ? encodePrincipal(ctx.principal) : NO_PRINCIPAL, requestId: ctx.requestId })),
     }));
     return results.map(resultOf);
-  }, ({ request, ctx }) => runWithContext(ctx, () => clients.session.createSession(request))));
+  }, ({ request, ctx }) => runWithContext(ctx, () => clients.session.createSession(request))), { maxInFlight: CREATIONS_IN_FLIGHT });
 
   route('POST', url, 'session', async (req, principal) => {
     const body = parseBody(sessionCreate, req.body);
