@@ -202,6 +202,36 @@ describe('a client service list with the digest of the whole list (the gateway\'
   });
 });
 
+describe('many identities\' grants (re-evaluations and reconciliations)', () => {
+  it('reads two identities at a time, leaving the rest of the pool to the hot path', async () => {
+    let running = 0;
+    let most = 0;
+    const grantsAmong = deps.stores.evaluation.grantsAmong;
+    const counted = createEvaluationHandlers({
+      ...deps,
+      stores: {
+        ...deps.stores,
+        evaluation: {
+          ...deps.stores.evaluation,
+          async grantsAmong(...args: Parameters<typeof grantsAmong>) {
+            most = Math.max(most, ++running);
+            try {
+              return await grantsAmong(...args);
+            } finally {
+              running--;
+            }
+          },
+        },
+      },
+    });
+    // Identity k holds team-k, which policy k grants #g<k % 100>: service s<100 + k % 100> is granted, s<101 + k % 100> is not.
+    const queries = Array.from({ length: 40 }, (_, i) => ({ identityId: `i${i + 1}`, roleAttributes: [`team-${i + 1}`], serviceIds: [`s${100 + ((i + 1) % 100)}`, `s${101 + ((i + 1) % 100)}`] }));
+    const { grants } = await counted.GetServiceGrants({ queries } as pb.GetServiceGrantsRequest__Output);
+    expect(most).toBe(2);
+    expect(grants!.map((g) => [g.identityId, g.serviceId, g.permissions])).toEqual(queries.map((q) => [q.identityId, q.serviceIds[0], ['Dial']]));
+  });
+});
+
 describe('what an identity may do with a service', () => {
   const sessionAccess = { identityId: 'i1', roleAttributes: ['team-10'], serviceId: 's10', grantedOnly: true, edgeRouters: true, edgeRouterCounts: false, edgeRouterQuery: null };
   const expectGrant = (access: pb.ServiceAccess) => {
