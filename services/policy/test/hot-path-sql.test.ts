@@ -187,13 +187,8 @@ describe('a client service list with the digest of the whole list (the gateway\'
 
   it('reads the digest apart when the page does not hold every service, the digest first', async () => {
     own.length = 0;
-    const statements: string[] = [];
-    const page = await (async () => {
-      ran.length = 0;
-      const p = await withDigest([], { limit: 50 });
-      statements.push(...ran.map((q) => q.sql));
-      return p;
-    })();
+    let page!: pb.ListServicesResponse;
+    const statements = await statementsOf(async () => { page = await withDigest([], { limit: 50 }); });
     expect(page.services).toHaveLength(50);
     expect(page.meta!.totalCount).toBe(200);
     expect(page.digest!.digest).toBe((await digestAlone()).digest);

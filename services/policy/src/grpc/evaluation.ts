@@ -112,6 +112,11 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
     }
   };
 
+  /** The key of a caller's digest; the digest read from every service the caller may use. */
+  const digestKey = (caller: Caller, overrides: readonly OwnConfig[]) => JSON.stringify([caller.identityId, caller.roleAttributes, overrides]);
+  const everyDigest = async (caller: Caller, overrides: readonly OwnConfig[]) =>
+    digestOfServices(await everyService({ identityId: caller.identityId, roleAttributes: caller.roleAttributes }, ALL_CONFIG_TYPES, overrides));
+
   /**
    * The digest of everything the caller's list shows (the seconds left of a posture timeout
    * aside), and the posture checks it names, so the session service adds whether each passes.
@@ -119,9 +124,6 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
    * SDK log in naming none and ask for them with each list (`configTypes=all`), and OpenZiti
    * moves the marker of everyone who sees a service when one of its configs changes.
    */
-  const digestKey = (caller: Caller, overrides: readonly OwnConfig[]) => JSON.stringify([caller.identityId, caller.roleAttributes, overrides]);
-  const everyDigest = async (caller: Caller, overrides: readonly OwnConfig[]) =>
-    digestOfServices(await everyService({ identityId: caller.identityId, roleAttributes: caller.roleAttributes }, ALL_CONFIG_TYPES, overrides));
   const digestOf = (caller: Caller, overrides: readonly OwnConfig[]): Promise<pb.ServiceListDigest> =>
     deps.serviceDigests.through(digestKey(caller, overrides), () => everyDigest(caller, overrides));
 
