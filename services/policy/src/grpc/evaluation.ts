@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { fieldError, notFound } from '@edge/errors';
 import { matchRolesCondition } from '@edge/roles';
+import { createBatcher } from '@edge/rpc';
 import { listMeta, listParams, MAX_LIMIT, planList } from '@edge/zitiql';
 import type { policy as pb } from '@edge/proto';
 import type { GrantingPolicy } from '../domain/evaluation.js';
@@ -19,29 +20,19 @@ import { serviceToProto } from './service.js';
 const ALL_CONFIG_TYPES = ['all'];
 
 /**
- * The identities of one GetServiceGrants call read at once, at most. The call comes from the
- * session service's re-evaluations and reconciliations, hundreds of identities at a time: read
- * all at once, they took every connection of the pool, and the session creations and service
- * lists waiting behind them stopped for as long.
+ * Identities' grants read at once, at most, across every GetServiceGrants call. The calls come
+ * from the session service's re-evaluations and reconciliations, hundreds of identities at a
+ * time: read all at once, they took every connection of the pool, and the session creations and
+ * service lists waiting behind them stopped for as long.
  */
 const GRANT_READS_AT_ONCE = 2;
 
-/** `fn` over `items`, at most `atOnce` under way; the results in the items' order. */
-async function inTurns<T, R>(items: readonly T[], atOnce: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, worker));
-  return out;
-}
-
 export function createEvaluationHandlers(deps: HandlerDeps) {
   const { stores } = deps;
+  const grantsOf = createBatcher((callers: Array<Caller & { serviceIds: string[] }>) => {
+    const { serviceIds, ...caller } = callers[0]!;
+    return stores.evaluation.grantsAmong(caller, serviceIds).then((rows) => [rows]);
+  }, { maxBatch: 1, maxInFlight: GRANT_READS_AT_ONCE });
 
   /**
    * The identity's own configs for services, read from the identity service (their owner) by
@@ -169,10 +160,10 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
    * granting policies (read once for the whole request): sessions are re-evaluated in batches.
    */
   const getServiceGrants = async (req: pb.GetServiceGrantsRequest__Output): Promise<pb.GetServiceGrantsResponse> => {
-    const found = await inTurns(req.queries, GRANT_READS_AT_ONCE, async (q) => {
-      const rows = await stores.evaluation.grantsAmong({ identityId: q.identityId, roleAttributes: q.roleAttributes }, q.serviceIds);
+    const found = await Promise.all(req.queries.map(async (q) => {
+      const rows = await grantsOf({ identityId: q.identityId, roleAttributes: q.roleAttributes, serviceIds: q.serviceIds });
       return rows.map((r) => ({ identityId: q.identityId, serviceId: r.id, permissions: r.permissions, policyIds: r.policy_ids }));
-    });
+    }));
     const grants = found.flat();
     const policies = await grantingPolicies(grants);
     return {
