@@ -1,7 +1,8 @@
 /**
  * The SQL of the two hot reads, pinned: a client's service list (ListServicesForIdentity) and
  * what an identity may do with one service (GetServiceAccess, read on every session creation:
- * from parts kept under the tables' access version, src/access-reader.ts).
+ * from parts kept under the tables' access version, src/access-reader.ts), or with each of its
+ * services (GetIdentityAccesses, the same parts).
  * The handlers run over stores whose Kysely records every statement; each is counted and
  * explained (with its parameters, analysed) over tables of a few thousand rows, and none may
  * read a whole table of that size.
@@ -263,6 +264,26 @@ describe('what an identity may do with a service', () => {
     const warm = await answer({}, via);
     expect(warm.access).toEqual(cold.access);
     expect(warm.statements).toHaveLength(1);
+  });
+
+  it('answers every service of an identity (an SDK dialing many) in a few indexed statements, then two', async () => {
+    const via = createAccessHandlers({ ...deps, accessReader: createAccessReader(deps.stores.accessParts) });
+    const ask = () => via.GetIdentityAccesses({ identityId: 'i1', roleAttributes: ['team-10'], maxServices: 500 });
+    let res: pb.GetIdentityAccessesResponse | undefined;
+    const cold = await statementsOf(async () => { res = await ask(); });
+    // sp-10 grants #g10: s10, s110, … s9910.
+    expect(res!.complete).toBe(true);
+    expect(res!.accesses!).toHaveLength(100);
+    expect(res!.accesses!.every((a) => a.permissions!.join() === 'Dial' && a.routerSet === 0)).toBe(true);
+    expect(res!.routerSets![0]!.routers).toHaveLength(30);
+    expect(res!.policies!.map((p) => p.policyName)).toEqual(['sp-10']);
+    // The granted ids; the version; the identity's part; the services' parts, 64 a statement; the routers both select.
+    expect(cold).toHaveLength(6);
+    expect(await scansOf(cold)).toEqual([]);
+    // Again: the granted ids and the version.
+    const warm = await statementsOf(async () => { expect(await ask()).toEqual(res); });
+    expect(warm).toHaveLength(2);
+    expect(await scansOf(warm)).toEqual([]);
   });
 
   it('counts the edge routers of each side from the same parts (policy advice)', async () => {

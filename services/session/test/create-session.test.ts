@@ -11,6 +11,7 @@ import { SETTLE_MS } from '@edge/bus';
 import type { session as pb } from '@edge/proto';
 import { runWithContext, type CallerPrincipal } from '@edge/rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SERVICES_HELD_PER_IDENTITY } from '../src/peers/policy.js';
 import { createSessionRecords } from '../src/store/session.js';
 import { createHarness, grantSessionServices, type Harness, type StandInCall } from './harness.js';
 
@@ -191,6 +192,61 @@ describe('CreateSession', () => {
       await expect.poll(async () => (await create(gus(8))).session?.edgeRouters.map((r) => r.id), { timeout: 5000 }).toEqual(['er-1', 'er-2', 'er-3']);
     } finally {
       h.world.edgeRouters.pop();
+    }
+  });
+
+  it('answers an identity dialing a second service from its every access, read in one call, and a service granted since alone', async () => {
+    // Holds are granted once the changes of the test before have settled.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const ivy = (n: number) => principal('ivy', `api-ivy-${n}`);
+    const policyCalls = (o: Outcome) => o.calls.filter((c) => c.service === 'policy').map((c) => c.method);
+    const before = h.world.identityAccessCalls;
+    // One service: asked for alone, as before.
+    expect(policyCalls(await create(ivy(1)))).toEqual(['GetServiceAccesses']);
+    // A second: every access of the identity, in one call.
+    const bind = await create(ivy(2), { serviceId: 'svc-bind', type: 'Bind' });
+    expect(bind.error).toBeUndefined();
+    expect(bind.session!.edgeRouters.map((r) => r.id)).toEqual(['er-1', 'er-2']);
+    expect(policyCalls(bind)).toEqual(['GetIdentityAccesses']);
+    // Any other granted service is then answered without a call, refusals included.
+    const none = await create(ivy(3), { serviceId: 'svc-no-routers' });
+    expect(none.error?.code).toBe('NO_EDGE_ROUTERS_AVAILABLE');
+    expect(policyCalls(none)).toEqual([]);
+    expect(h.world.identityAccessCalls).toBe(before + 1);
+
+    // A service granted since (no event heard) is not in what is held: asked for alone, and created.
+    h.world.services.set('svc-new', { roleAttributes: ['s'] });
+    try {
+      const fresh = await create(ivy(4), { serviceId: 'svc-new' });
+      expect(fresh.error).toBeUndefined();
+      expect(policyCalls(fresh)).toEqual(['GetServiceAccesses']);
+      // A service that does not exist is refused the same way.
+      const missing = await create(ivy(5), { serviceId: 'svc-nowhere' });
+      expect(missing.error?.code).toBe('NOT_FOUND');
+      expect(policyCalls(missing)).toEqual(['GetServiceAccesses']);
+    } finally {
+      h.world.services.delete('svc-new');
+    }
+    expect(h.world.identityAccessCalls).toBe(before + 1);
+  });
+
+  it('asks one service at a time for an identity granted more services than are held for one', async () => {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const many = Array.from({ length: MAX_SERVICES_HELD_PER_IDENTITY }, (_, i) => `svc-many-${i}`);
+    for (const id of many) h.world.services.set(id, { roleAttributes: ['s'] });
+    try {
+      const kim = (n: number) => principal('kim', `api-kim-${n}`);
+      const policyCalls = (o: Outcome) => o.calls.filter((c) => c.service === 'policy').map((c) => c.method);
+      expect(policyCalls(await create(kim(1), { serviceId: many[0] }))).toEqual(['GetServiceAccesses']);
+      // The second service asks for every access, which is refused as too many; the third asks alone.
+      const second = await create(kim(2), { serviceId: many[1] });
+      expect(second.error).toBeUndefined();
+      expect(policyCalls(second)).toEqual(['GetIdentityAccesses', 'GetServiceAccesses']);
+      const third = await create(kim(3), { serviceId: many[2] });
+      expect(third.error).toBeUndefined();
+      expect(policyCalls(third)).toEqual(['GetServiceAccesses']);
+    } finally {
+      for (const id of many) h.world.services.delete(id);
     }
   });
 

@@ -43,6 +43,8 @@ export interface World {
   askedIdentities: string[];
   /** GetServiceGrants calls. */
   grantCalls: number;
+  /** GetIdentityAccesses calls. */
+  identityAccessCalls: number;
   /** Every call a stand-in answered, with the request id it carried. */
   calls: StandInCall[];
 }
@@ -148,6 +150,30 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
     async GetServiceAccesses(req) {
       return { results: req.requests.map((r) => accessOf(r)).map((a) => (a ? { access: a } : { notFound: true })) };
     },
+    // Every granted service's access at once, routers, router sets and policies listed once.
+    async GetIdentityAccesses(req) {
+      world.identityAccessCalls++;
+      const accesses = [...world.services.keys()].sort()
+        .map((serviceId) => accessOf({ identityId: req.identityId, roleAttributes: req.roleAttributes, serviceId, grantedOnly: true, edgeRouters: true } as never) as policy.ServiceAccess | undefined)
+        .filter((a) => a !== undefined);
+      if (accesses.length > req.maxServices) return { complete: false };
+      const routers: string[] = [];
+      const policies: policy.PostureQueryGroup[] = [];
+      const index = <T>(list: T[], key: (x: T) => string, x: T) => {
+        const i = list.findIndex((y) => key(y) === key(x));
+        return i >= 0 ? i : list.push(x) - 1;
+      };
+      const sets: string[] = [];
+      const out = accesses.map((a) => {
+        const ids = a.edgeRouters!.map((r) => index(routers, (x) => x, r.id!));
+        return { serviceId: a.serviceId, serviceName: a.serviceName, permissions: a.permissions, routerSet: index(sets, (x) => x, ids.join(',')), policies: a.policies!.map((p) => index(policies, (x) => x.policyId!, p)) };
+      });
+      return {
+        complete: true, accesses: out, policies,
+        edgeRouters: routers.map((id) => ({ id, name: id, cost: 0 }) as never),
+        routerSets: sets.map((k) => ({ routers: k === '' ? [] : k.split(',').map(Number) })),
+      };
+    },
     async MatchServices(req) {
       return { ids: [...world.services].filter(([id, s]) => selects(req.roles, req.semantic, id, s.roleAttributes)).map(([id]) => id) };
     },
@@ -214,7 +240,7 @@ export interface Harness {
 export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
   const prefix = testPrefix();
   const world: World = {
-    identities: new Map(), services: new Map(), policies: [], apiSessions: new Set(), postureChecks: new Map(), edgeRouters: [], askedIdentities: [], grantCalls: 0, calls: [],
+    identities: new Map(), services: new Map(), policies: [], apiSessions: new Set(), postureChecks: new Map(), edgeRouters: [], askedIdentities: [], grantCalls: 0, identityAccessCalls: 0, calls: [],
   };
   return withTeardown(async (teardown) => {
     const fakes = await serve(world);

@@ -5,6 +5,8 @@
  *   their posture checks, and the edge routers an edge router policy grants the identity and a
  *   service edge router policy grants the service (as OpenZiti's
  *   controller/model/session_manager.go and policy_advisor.go);
+ * - every service an identity may use, each as session creation asks for it (one call for an
+ *   SDK dialing many services);
  * - the edge routers an identity's edge router policies grant it.
  * The edge routers the selections match come from this service's read model of edge routers
  * (edge-router-model.ts), matched in the statement that reads the grant and the policies; a paged
@@ -16,6 +18,7 @@ import { assertBatchSize } from '@edge/rpc';
 import type { Policy } from '../domain/policy.js';
 import type { AccessRouterSelections, RoutersWanted } from '../store/access.js';
 import type { AccessRouters } from '../store/edge-router-model.js';
+import { GRANTED_IDS_READ } from '../store/evaluation.js';
 import type { HandlerDeps } from './common.js';
 import type { RoleSelection } from './identities.js';
 import { postureQueryGroups } from './posture-definition.js';
@@ -27,6 +30,36 @@ const routerSelections = (policies: readonly Policy[]): RoleSelection[] =>
 const NO_ROUTERS: AccessRouters = { edgeRouters: [], identityEdgeRouterCount: 0, serviceEdgeRouterCount: 0 };
 
 type AccessRequest = pb.GetServiceAccessRequest__Output;
+
+/** The most services GetIdentityAccesses lists (an identity granted more gets `complete` false). */
+export const MAX_IDENTITY_ACCESSES = GRANTED_IDS_READ - 1;
+
+/** The index of `key` in `list`, adding `make()` under it when new. */
+function indexIn<T>(indexes: Map<string, number>, list: T[], key: string, make: () => T): number {
+  let i = indexes.get(key);
+  if (i === undefined) {
+    i = list.push(make()) - 1;
+    indexes.set(key, i);
+  }
+  return i;
+}
+
+/** Accesses with their edge routers, router sets and granting policies each listed once. */
+function identityAccesses(accesses: readonly pb.ServiceAccess[]): pb.GetIdentityAccessesResponse {
+  const out = { complete: true, edgeRouters: [] as ipb.Router[], routerSets: [] as pb.RouterSet[], policies: [] as pb.PostureQueryGroup[], accesses: [] as pb.IdentityAccess[] };
+  const routers = new Map<string, number>();
+  const sets = new Map<string, number>();
+  const policies = new Map<string, number>();
+  for (const a of accesses) {
+    const ids = (a.edgeRouters ?? []).map((r) => indexIn(routers, out.edgeRouters, r.id!, () => r));
+    out.accesses.push({
+      serviceId: a.serviceId, serviceName: a.serviceName, permissions: a.permissions,
+      policies: (a.policies ?? []).map((p) => indexIn(policies, out.policies, p.policyId!, () => p)),
+      routerSet: indexIn(sets, out.routerSets, ids.join(','), () => ({ routers: ids })),
+    });
+  }
+  return out;
+}
 
 export function createAccessHandlers({ stores, identities, edgeRouters, accessReader: reader }: HandlerDeps) {
   /**
@@ -80,6 +113,20 @@ export function createAccessHandlers({ stores, identities, edgeRouters, accessRe
       assertBatchSize(req.requests, 'requests');
       const answers = await Promise.all(req.requests.map(access));
       return { results: answers.map((a) => (a ? { access: a } : { notFound: true })) };
+    },
+
+    async GetIdentityAccesses(req: pb.GetIdentityAccessesRequest__Output): Promise<pb.GetIdentityAccessesResponse> {
+      const max = Math.min(req.maxServices || MAX_IDENTITY_ACCESSES, MAX_IDENTITY_ACCESSES);
+      const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
+      // The granted services' ids, then each access as GetServiceAccess reads it (from the kept
+      // parts): a service granted or revoked in between is answered as the access read finds it.
+      const ids = await stores.evaluation.grantedIds(caller);
+      if (ids.length > max) return { complete: false };
+      const answers = await Promise.all(ids.map((serviceId) => access({
+        identityId: req.identityId, roleAttributes: req.roleAttributes, serviceId,
+        grantedOnly: true, edgeRouters: true, edgeRouterCounts: false, edgeRouterQuery: null,
+      })));
+      return identityAccesses(answers.filter((a): a is pb.ServiceAccess => a !== undefined));
     },
 
     async ListEdgeRoutersForIdentity(req: pb.ListEdgeRoutersForIdentityRequest__Output): Promise<ipb.ListRoutersResponse> {

@@ -109,6 +109,9 @@ export function groupGrantingPolicies(rows: readonly PolicyCheckRow[]): Granting
 /** A granted service: its id, the policy types granting it and the policies. */
 export type GrantRow = { id: string; permissions: string[]; policy_ids: string[] };
 
+/** The most ids {@link createEvaluationStore}'s `grantedIds` reads. */
+export const GRANTED_IDS_READ = 501;
+
 export function createEvaluationStore(db: PolicyKysely) {
   const services = createServiceStore(db);
   // Built and planned once (it is read for every evaluated page): the ids are one array parameter.
@@ -117,6 +120,8 @@ export function createEvaluationStore(db: PolicyKysely) {
   ));
   // A client's page (no filter) is planned once per connection and order, not on every evaluation.
   const prepareList = preparedAmong(16);
+  const grantedIdsStatement = precompiled(2, (identityId: string, roleAttributes: string[]) => withGrants(db, { identityId, roleAttributes })
+    .selectFrom('grants').select('service_id').orderBy('service_id').limit(GRANTED_IDS_READ));
   const versionStatement = precompiled(0, () => (db as Any).selectNoFrom((eb: Any) => [
     eb.selectFrom('access_version').select('version').as('access'),
     eb.selectFrom('list_version').select('version').as('list'),
@@ -137,6 +142,12 @@ export function createEvaluationStore(db: PolicyKysely) {
     async version(): Promise<string> {
       const [row] = await versionStatement(db) as Array<{ access: string | number; list: string | number }>;
       return `${row!.access}.${row!.list}`;
+    },
+
+    /** The ids of the services the caller may dial or bind, in id order, {@link GRANTED_IDS_READ} at most. */
+    async grantedIds(caller: Caller): Promise<string[]> {
+      const rows = await grantedIdsStatement(db, caller.identityId, caller.roleAttributes) as Array<{ service_id: string }>;
+      return rows.map((r) => r.service_id);
     },
 
     /**

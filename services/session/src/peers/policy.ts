@@ -4,8 +4,8 @@
  * gRPC, never read from its schema.
  */
 import { createHeldAnswers, unheardChanges, type HeardChanges } from '@edge/bus';
-import type { PolicyServiceClient, common, policy as policyPb } from '@edge/proto';
-import { allPages, contextOfMany, createBatcher, currentContext, orMissing, orOneByOne, runWithContext, type RequestContext, type RpcClient } from '@edge/rpc';
+import type { PolicyServiceClient, common, identity as ipb, policy as policyPb } from '@edge/proto';
+import { allPages, contextOfMany, createBatcher, currentContext, isUnimplemented, orMissing, orOneByOne, runWithContext, type RequestContext, type RpcClient } from '@edge/rpc';
 import type { GrantingPolicy, PostureCheckDef } from '../domain/posture.js';
 import { checksOf, grantingPolicies } from '../posture-definition.js';
 import { everything, idIn, PAGE, type RoleSelection } from './common.js';
@@ -67,6 +67,16 @@ export const grantKey = (identityId: string, serviceId: string) => `${identityId
  */
 export const MAX_HELD_ACCESSES = 50_000;
 
+/**
+ * Identities whose every access is held at most, and the most services an identity may use for
+ * them to be held so (one granted more is asked one service at a time).
+ */
+export const MAX_HELD_IDENTITIES = 2_000;
+export const MAX_SERVICES_HELD_PER_IDENTITY = 200;
+
+/** Identities remembered as having dialed a service lately, at most. */
+const MAX_DIALERS = 20_000;
+
 /** Whether two views of an edge router say the same. */
 function sameRouter(a: EdgeRouterView, b: EdgeRouterView): boolean {
   if (a.id !== b.id || a.name !== b.name || a.hostname !== b.hostname || a.cost !== b.cost || a.noTraversal !== b.noTraversal
@@ -113,6 +123,61 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>, changes
   const held = createHeldAnswers<ServiceAccess | undefined>(changes, MAX_HELD_ACCESSES);
   const intern = createRouterInterning(changes);
 
+  const toView = (r: ipb.Router__Output): EdgeRouterView => intern({
+    id: r.id, name: r.name, hostname: r.hostname, cost: r.cost, isOnline: false, noTraversal: r.noTraversal,
+    disabled: r.disabled, supportedProtocols: r.supportedProtocols, appDataJson: r.appDataJson,
+  });
+
+  // An identity's every access, in one call, once it asks for a second service with no access
+  // held within a hold's time: an SDK dials many services, each a call of its own otherwise. An
+  // identity dialing one service is never read so. `null`: not held so (too many services, or a
+  // policy service of the version before GetIdentityAccesses).
+  const everyHeld = createHeldAnswers<Map<string, ServiceAccess> | null>(changes, MAX_HELD_IDENTITIES);
+  const everyLoading = new Map<string, Promise<Map<string, ServiceAccess> | null>>();
+  const dialers = new Map<string, { at: number; serviceId: string; every: boolean }>();
+  const loadEvery = async (who: PeerIdentity): Promise<Map<string, ServiceAccess> | null> => {
+    let res: policyPb.GetIdentityAccessesResponse__Output;
+    try {
+      res = await policy.getIdentityAccesses({ identityId: who.id, roleAttributes: who.roleAttributes, maxServices: MAX_SERVICES_HELD_PER_IDENTITY });
+    } catch (err) {
+      if (isUnimplemented(err)) return null;
+      throw err;
+    }
+    if (!res.complete) return null;
+    const routers = res.edgeRouters.map(toView);
+    // Shared by the accesses that name the same set.
+    const sets = res.routerSets.map((s) => s.routers.map((i) => routers[i]!));
+    return new Map(res.accesses.map((a) => {
+      const groups = a.policies.map((i) => res.policies[i]!);
+      return [a.serviceId, {
+        id: a.serviceId, name: a.serviceName, permissions: a.permissions, policies: grantingPolicies(groups), checks: checksOf(groups),
+        edgeRouters: sets[a.routerSet] ?? [],
+      }];
+    }));
+  };
+  /**
+   * The identity's every access when it is read so (see above), on a miss for `serviceId`;
+   * undefined when it is not.
+   */
+  const everyAccessOf = (who: PeerIdentity, serviceId: string): Promise<Map<string, ServiceAccess> | null> | undefined => {
+    const key = `${who.id}\0${JSON.stringify(who.roleAttributes)}`;
+    const now = Date.now();
+    const last = dialers.get(key);
+    const every = last !== undefined && now - last.at <= changes.holdMs && (last.every || last.serviceId !== serviceId);
+    dialers.delete(key);
+    dialers.set(key, { at: now, serviceId, every });
+    if (dialers.size > MAX_DIALERS) dialers.delete(dialers.keys().next().value!);
+    if (!every) return undefined;
+    return everyHeld.through(key, () => {
+      let loading = everyLoading.get(key);
+      if (!loading) {
+        loading = loadEvery(who).finally(() => everyLoading.delete(key));
+        everyLoading.set(key, loading);
+      }
+      return loading;
+    });
+  };
+
   return {
     /**
      * Which of the services asked about each identity may use, keyed by {@link grantKey}, with
@@ -148,6 +213,10 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>, changes
       const edgeRouters = opts.edgeRouters ?? false;
       const key = `${who.id}\0${serviceId}\0${grantedOnly ? 'g' : ''}${edgeRouters ? 'r' : ''}\0${JSON.stringify(who.roleAttributes)}`;
       return held.through(key, async () => {
+        // A service missing from the identity's every access is asked for alone: granted since.
+        const every = edgeRouters ? await everyAccessOf(who, serviceId) : undefined;
+        const known = every?.get(serviceId);
+        if (known) return known;
         const a = await accessOf({
           req: { identityId: who.id, roleAttributes: who.roleAttributes, serviceId, grantedOnly, edgeRouters, edgeRouterCounts: false },
           ctx: currentContext(),
@@ -155,10 +224,7 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>, changes
         if (!a) return undefined;
         return {
           id: a.serviceId, name: a.serviceName, permissions: a.permissions, policies: grantingPolicies(a.policies), checks: checksOf(a.policies),
-          edgeRouters: a.edgeRouters.map((r) => intern({
-            id: r.id, name: r.name, hostname: r.hostname, cost: r.cost, isOnline: false, noTraversal: r.noTraversal,
-            disabled: r.disabled, supportedProtocols: r.supportedProtocols, appDataJson: r.appDataJson,
-          })),
+          edgeRouters: a.edgeRouters.map(toView),
         };
       }, (a) => a !== undefined);
     },
