@@ -124,4 +124,25 @@ describe('answers held while no change is heard', () => {
     pending.shift()!.resolve('v4');
     expect(await after).toBe('v4');
   });
+
+  it('gives the loader the answer it replaces: renewed, or whose hold ran out; none on a first ask', async () => {
+    let t = 50_000;
+    const changes = createHeardChanges(createMemoryBus(), 10_000, SUBJECTS, () => t);
+    const held = createHeldAnswers<string>(changes, 10, () => t);
+    const given: Array<string | undefined> = [];
+    let n = 0;
+    const load = async (previous?: string) => {
+      given.push(previous);
+      return `v${++n}`;
+    };
+    expect(await held.through('a', load)).toBe('v1');
+    // Renewed in the background, given what it renews.
+    t += 8_500;
+    expect(await held.through('a', load)).toBe('v1');
+    await flush();
+    // Its hold ran out: asked again, given the answer that was held.
+    t += 20_000;
+    expect(await held.through('a', load)).toBe('v3');
+    expect(given).toEqual([undefined, 'v1', 'v2']);
+  });
 });

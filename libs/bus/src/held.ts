@@ -115,11 +115,11 @@ export function createHeldAnswers<T>(changes: HeardChanges, max: number, now: ()
     if (kept.size > max) kept.delete(kept.keys().next().value!);
   };
   /** Asks for `key` again while its held answer `entry` still answers. */
-  const renew = (key: string, entry: Kept<T>, load: () => Promise<T>, keep: (value: T) => boolean, generation: number) => {
+  const renew = (key: string, entry: Kept<T>, load: (previous?: T) => Promise<T>, keep: (value: T) => boolean, generation: number) => {
     const hold = changes.holdFrom(generation);
     if (!hold) return;
     entry.renewing = true;
-    load().then((value) => {
+    load(entry.value).then((value) => {
       // Only in place of the answer it renews: one asked for meanwhile, or a drop, wins.
       if (kept.get(key) !== entry) return;
       if (keep(value)) put(key, { value, hold });
@@ -130,8 +130,12 @@ export function createHeldAnswers<T>(changes: HeardChanges, max: number, now: ()
     });
   };
   return {
-    /** The answer of `key`: the one held, or what `load` answers now. */
-    async through(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+    /**
+     * The answer of `key`: the one held, or what `load` answers now. `load` is given the answer
+     * it replaces, when there is one (renewed, or whose hold ran out), so that an owner asked
+     * whether it still stands may say so without sending it again.
+     */
+    async through(key: string, load: (previous?: T) => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
       const generation = changes.generation;
       const t = now();
       const hit = kept.get(key);
@@ -142,7 +146,7 @@ export function createHeldAnswers<T>(changes: HeardChanges, max: number, now: ()
       }
       if (hit) kept.delete(key);
       const hold = changes.holdFrom(generation);
-      const value = await load();
+      const value = await load(hit?.value);
       if (hold && keep(value)) put(key, { value, hold });
       return value;
     },

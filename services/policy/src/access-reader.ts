@@ -200,6 +200,10 @@ export function createAccessReader(store: AccessPartsStore, opts: AccessReaderOp
     warm(serviceIds: readonly string[]): void {
       ahead.stale([], serviceIds, []);
     },
+    /** The access version as it stands now (the read shared by the reads of one turn). */
+    version(): Promise<number> {
+      return currentVersion();
+    },
     /** Reads the version now, so the parts a change made stale are read ahead without waiting for an access. */
     changed(): Promise<void> {
       return currentVersion().then(() => undefined);

@@ -266,9 +266,9 @@ describe('what an identity may do with a service', () => {
     expect(warm.statements).toHaveLength(1);
   });
 
-  it('answers every service of an identity (an SDK dialing many) in a few indexed statements, then two', async () => {
+  it('answers every service of an identity (an SDK dialing many) in a few indexed statements, a renewal in one', async () => {
     const via = createAccessHandlers({ ...deps, accessReader: createAccessReader(deps.stores.accessParts) });
-    const ask = () => via.GetIdentityAccesses({ identityId: 'i1', roleAttributes: ['team-10'], maxServices: 500 });
+    const ask = () => via.GetIdentityAccesses({ identityId: 'i1', roleAttributes: ['team-10'], maxServices: 500, knownVersion: '' });
     let res: pb.GetIdentityAccessesResponse | undefined;
     const cold = await statementsOf(async () => { res = await ask(); });
     // sp-10 grants #g10: s10, s110, … s9910.
@@ -277,13 +277,20 @@ describe('what an identity may do with a service', () => {
     expect(res!.accesses!.every((a) => a.permissions!.join() === 'Dial' && a.routerSet === 0)).toBe(true);
     expect(res!.routerSets![0]!.routers).toHaveLength(30);
     expect(res!.policies!.map((p) => p.policyName)).toEqual(['sp-10']);
-    // The granted ids; the version; the identity's part; the services' parts, 64 a statement; the routers both select.
-    expect(cold).toHaveLength(6);
+    // The version the answer is read at; the granted ids; the version the parts are read at; the
+    // identity's part; the services' parts, 64 a statement; the routers both select.
+    expect(cold).toHaveLength(7);
     expect(await scansOf(cold)).toEqual([]);
-    // Again: the granted ids and the version.
+    // Again: the versions and the granted ids.
     const warm = await statementsOf(async () => { expect(await ask()).toEqual(res); });
-    expect(warm).toHaveLength(2);
+    expect(warm).toHaveLength(3);
     expect(await scansOf(warm)).toEqual([]);
+    // Again, holding that answer (a renewal): the version only.
+    const renewal = await statementsOf(async () => {
+      expect(await via.GetIdentityAccesses({ identityId: 'i1', roleAttributes: ['team-10'], maxServices: 500, knownVersion: res!.version! }))
+        .toEqual({ complete: true, unchanged: true, version: res!.version });
+    });
+    expect(renewal).toHaveLength(1);
   });
 
   it('counts the edge routers of each side from the same parts (policy advice)', async () => {

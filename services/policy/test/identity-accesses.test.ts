@@ -72,4 +72,20 @@ describe('GetIdentityAccesses', () => {
     expect(res).toMatchObject({ complete: false, accesses: [] });
     expect((await h.client.getIdentityAccesses({ identityId: 'ia-identity', roleAttributes: ['ia-team'], maxServices: 3 })).accesses).toHaveLength(3);
   });
+
+  it('answers unchanged, listing nothing, while the tables stand at the version the caller holds, and anew once they moved', async () => {
+    const caller = { identityId: 'ia-identity', roleAttributes: ['ia-team'], maxServices: 10 };
+    const first = await h.client.getIdentityAccesses(caller);
+    expect(first.version).not.toBe('');
+    const again = await h.client.getIdentityAccesses({ ...caller, knownVersion: first.version });
+    expect(again).toMatchObject({ complete: true, unchanged: true, version: first.version, accesses: [], edgeRouters: [], policies: [] });
+    // A new service granted moves the version: the whole answer again, with it.
+    const id = (await h.client.createService({ fields: { name: 'ia-5', encryptionRequired: true, maxIdleTimeMillis: 0, terminatorStrategy: '', roleAttributes: ['ia'], configs: [], tagsJson: noTags } })).id;
+    const moved = await h.client.getIdentityAccesses({ ...caller, knownVersion: first.version });
+    expect(moved.unchanged).toBe(false);
+    expect(moved.version).not.toBe(first.version);
+    expect(moved.accesses.map((a) => a.serviceId)).toContain(id);
+    // Another caller's version is no version of this answer's: only a match counts.
+    expect((await h.client.getIdentityAccesses({ ...caller, knownVersion: 'something-else' })).accesses).toHaveLength(moved.accesses.length);
+  });
 });

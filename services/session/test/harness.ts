@@ -5,7 +5,7 @@
  * test). The stand-ins record what they were asked, so tests see which identities a change made
  * the service look at, and which calls a request made.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Bus } from '@edge/bus';
 import type { EdgeService } from '@edge/lifecycle';
 import { notFound } from '@edge/errors';
@@ -45,6 +45,8 @@ export interface World {
   grantCalls: number;
   /** GetIdentityAccesses calls. */
   identityAccessCalls: number;
+  /** What each GetIdentityAccesses call said it held, and whether it was answered unchanged. */
+  identityAccessAsks: Array<{ knownVersion: string; unchanged: boolean }>;
   /** Every call a stand-in answered, with the request id it carried. */
   calls: StandInCall[];
 }
@@ -168,11 +170,16 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
         const ids = a.edgeRouters!.map((r) => index(routers, (x) => x, r.id!));
         return { serviceId: a.serviceId, serviceName: a.serviceName, permissions: a.permissions, routerSet: index(sets, (x) => x, ids.join(',')), policies: a.policies!.map((p) => index(policies, (x) => x.policyId!, p)) };
       });
-      return {
+      const answer = {
         complete: true, accesses: out, policies,
         edgeRouters: routers.map((id) => ({ id, name: id, cost: 0 }) as never),
         routerSets: sets.map((k) => ({ routers: k === '' ? [] : k.split(',').map(Number) })),
       };
+      // The version of the tables, as the stand-in has them: the answer itself.
+      const version = createHash('sha256').update(JSON.stringify(answer)).digest('hex');
+      const unchanged = req.knownVersion === version;
+      world.identityAccessAsks.push({ knownVersion: req.knownVersion, unchanged });
+      return unchanged ? { complete: true, unchanged, version } : { ...answer, version };
     },
     async MatchServices(req) {
       return { ids: [...world.services].filter(([id, s]) => selects(req.roles, req.semantic, id, s.roleAttributes)).map(([id]) => id) };
@@ -240,7 +247,7 @@ export interface Harness {
 export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
   const prefix = testPrefix();
   const world: World = {
-    identities: new Map(), services: new Map(), policies: [], apiSessions: new Set(), postureChecks: new Map(), edgeRouters: [], askedIdentities: [], grantCalls: 0, identityAccessCalls: 0, calls: [],
+    identities: new Map(), services: new Map(), policies: [], apiSessions: new Set(), postureChecks: new Map(), edgeRouters: [], askedIdentities: [], grantCalls: 0, identityAccessCalls: 0, identityAccessAsks: [], calls: [],
   };
   return withTeardown(async (teardown) => {
     const fakes = await serve(world);

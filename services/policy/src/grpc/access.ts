@@ -118,15 +118,20 @@ export function createAccessHandlers({ stores, identities, edgeRouters, accessRe
     async GetIdentityAccesses(req: pb.GetIdentityAccessesRequest__Output): Promise<pb.GetIdentityAccessesResponse> {
       const max = Math.min(req.maxServices || MAX_IDENTITY_ACCESSES, MAX_IDENTITY_ACCESSES);
       const caller = { identityId: req.identityId, roleAttributes: req.roleAttributes };
+      // Read before the answer: a change made while it is read moves the version past it, so the
+      // caller's next ask reads it again. None while the edge routers are asked of the identity
+      // service (the read model not filled yet): the version does not follow them there.
+      const version = await edgeRouters.isFilled() ? String(await reader.version()) : '';
+      if (version !== '' && req.knownVersion === version) return { complete: true, unchanged: true, version };
       // The granted services' ids, then each access as GetServiceAccess reads it (from the kept
       // parts): a service granted or revoked in between is answered as the access read finds it.
       const ids = await stores.evaluation.grantedIds(caller);
-      if (ids.length > max) return { complete: false };
+      if (ids.length > max) return { complete: false, version };
       const answers = await Promise.all(ids.map((serviceId) => access({
         identityId: req.identityId, roleAttributes: req.roleAttributes, serviceId,
         grantedOnly: true, edgeRouters: true, edgeRouterCounts: false, edgeRouterQuery: null,
       })));
-      return identityAccesses(answers.filter((a): a is pb.ServiceAccess => a !== undefined));
+      return { ...identityAccesses(answers.filter((a): a is pb.ServiceAccess => a !== undefined)), version };
     },
 
     async ListEdgeRoutersForIdentity(req: pb.ListEdgeRoutersForIdentityRequest__Output): Promise<ipb.ListRoutersResponse> {

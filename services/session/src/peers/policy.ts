@@ -71,8 +71,14 @@ export const MAX_HELD_ACCESSES = 50_000;
  * Identities whose every access is held at most, and the most services an identity may use for
  * them to be held so (one granted more is asked one service at a time).
  */
-export const MAX_HELD_IDENTITIES = 2_000;
+export const MAX_HELD_IDENTITIES = 1_000;
 export const MAX_SERVICES_HELD_PER_IDENTITY = 200;
+
+/** Every access of an identity, and the policy service's version of the tables it was read at ('' none). */
+interface EveryAccess {
+  version: string;
+  accesses: Map<string, ServiceAccess>;
+}
 
 /** Identities remembered as having dialed a service lately, at most. */
 const MAX_DIALERS = 20_000;
@@ -132,34 +138,50 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>, changes
   // held within a hold's time: an SDK dials many services, each a call of its own otherwise. An
   // identity dialing one service is never read so. `null`: not held so (too many services, or a
   // policy service of the version before GetIdentityAccesses).
-  const everyHeld = createHeldAnswers<Map<string, ServiceAccess> | null>(changes, MAX_HELD_IDENTITIES);
-  const everyLoading = new Map<string, Promise<Map<string, ServiceAccess> | null>>();
+  const everyHeld = createHeldAnswers<EveryAccess | null>(changes, MAX_HELD_IDENTITIES);
+  // Accesses answered from an identity's every access: not held again by themselves, so none is
+  // used longer than the hold of the answer it came in.
+  const fromEvery = new WeakSet<ServiceAccess>();
+  const everyLoading = new Map<string, Promise<EveryAccess | null>>();
   const dialers = new Map<string, { at: number; serviceId: string; every: boolean }>();
-  const loadEvery = async (who: PeerIdentity): Promise<Map<string, ServiceAccess> | null> => {
+  const loadEvery = async (who: PeerIdentity, previous: EveryAccess | null | undefined): Promise<EveryAccess | null> => {
     let res: policyPb.GetIdentityAccessesResponse__Output;
     try {
-      res = await policy.getIdentityAccesses({ identityId: who.id, roleAttributes: who.roleAttributes, maxServices: MAX_SERVICES_HELD_PER_IDENTITY });
+      res = await policy.getIdentityAccesses({
+        identityId: who.id, roleAttributes: who.roleAttributes, maxServices: MAX_SERVICES_HELD_PER_IDENTITY, knownVersion: previous?.version ?? '',
+      });
     } catch (err) {
       if (isUnimplemented(err)) return null;
       throw err;
     }
+    // The tables still stand where they stood: what is held stands (renewed without being sent again).
+    if (res.unchanged && previous) return previous;
     if (!res.complete) return null;
     const routers = res.edgeRouters.map(toView);
-    // Shared by the accesses that name the same set.
+    // Shared by the accesses that name the same routers, and the same granting policies.
     const sets = res.routerSets.map((s) => s.routers.map((i) => routers[i]!));
-    return new Map(res.accesses.map((a) => {
-      const groups = a.policies.map((i) => res.policies[i]!);
-      return [a.serviceId, {
-        id: a.serviceId, name: a.serviceName, permissions: a.permissions, policies: grantingPolicies(groups), checks: checksOf(groups),
-        edgeRouters: sets[a.routerSet] ?? [],
-      }];
+    const grants = new Map<string, Pick<ServiceAccess, 'policies' | 'checks'>>();
+    const grantOf = (indexes: number[]) => {
+      const key = indexes.join(',');
+      let g = grants.get(key);
+      if (!g) {
+        const groups = indexes.map((i) => res.policies[i]!);
+        grants.set(key, (g = { policies: grantingPolicies(groups), checks: checksOf(groups) }));
+      }
+      return g;
+    };
+    const accesses = new Map(res.accesses.map((a) => {
+      const access: ServiceAccess = { id: a.serviceId, name: a.serviceName, permissions: a.permissions, ...grantOf(a.policies), edgeRouters: sets[a.routerSet] ?? [] };
+      fromEvery.add(access);
+      return [a.serviceId, access];
     }));
+    return { version: res.version, accesses };
   };
   /**
    * The identity's every access when it is read so (see above), on a miss for `serviceId`;
    * undefined when it is not.
    */
-  const everyAccessOf = (who: PeerIdentity, serviceId: string): Promise<Map<string, ServiceAccess> | null> | undefined => {
+  const everyAccessOf = (who: PeerIdentity, serviceId: string): Promise<EveryAccess | null> | undefined => {
     const key = `${who.id}\0${JSON.stringify(who.roleAttributes)}`;
     const now = Date.now();
     const last = dialers.get(key);
@@ -168,10 +190,10 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>, changes
     dialers.set(key, { at: now, serviceId, every });
     if (dialers.size > MAX_DIALERS) dialers.delete(dialers.keys().next().value!);
     if (!every) return undefined;
-    return everyHeld.through(key, () => {
+    return everyHeld.through(key, (previous) => {
       let loading = everyLoading.get(key);
       if (!loading) {
-        loading = loadEvery(who).finally(() => everyLoading.delete(key));
+        loading = loadEvery(who, previous).finally(() => everyLoading.delete(key));
         everyLoading.set(key, loading);
       }
       return loading;
@@ -215,7 +237,7 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>, changes
       return held.through(key, async () => {
         // A service missing from the identity's every access is asked for alone: granted since.
         const every = edgeRouters ? await everyAccessOf(who, serviceId) : undefined;
-        const known = every?.get(serviceId);
+        const known = every?.accesses.get(serviceId);
         if (known) return known;
         const a = await accessOf({
           req: { identityId: who.id, roleAttributes: who.roleAttributes, serviceId, grantedOnly, edgeRouters, edgeRouterCounts: false },
@@ -226,7 +248,7 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>, changes
           id: a.serviceId, name: a.serviceName, permissions: a.permissions, policies: grantingPolicies(a.policies), checks: checksOf(a.policies),
           edgeRouters: a.edgeRouters.map(toView),
         };
-      }, (a) => a !== undefined);
+      }, (a) => a !== undefined && !fromEvery.has(a));
     },
 
     /** Every service the identity may use with the ids of its posture checks, and those checks. */
