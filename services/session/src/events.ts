@@ -18,6 +18,7 @@ import type { Logger } from '@edge/logging';
 import type { RoleSelection } from './peers/index.js';
 import type { Affected, ReevaluationQueue } from './reevaluation-queue.js';
 import type { JudgeOptions, Reevaluation, Stale } from './reevaluation.js';
+import type { Session } from './domain/session.js';
 import type { SessionOwner, SessionRecords } from './store/session.js';
 
 /** Consumer group of this service: one replica handles each message. */
@@ -103,29 +104,44 @@ export async function startSessionConsumers(
   ];
 }
 
+/** Where a pass over every session stands: after the last session of a page, in (identity, id) order. */
+const cursorAfter = (page: readonly Session[]): string => JSON.stringify([page.at(-1)!.identityId, page.at(-1)!.id]);
+/** The position a cursor names; none (the pass starts over) for one of the id-ordered passes before (an upgrade). */
+const cursorAt = (cursor: string | undefined): { identityId: string; id: string } | undefined => {
+  if (cursor === undefined || !cursor.startsWith('[')) return undefined;
+  try {
+    const [identityId, id] = JSON.parse(cursor) as unknown[];
+    return typeof identityId === 'string' && typeof id === 'string' ? { identityId, id } : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 /**
  * One step of a reconciliation of every session: the next page after `cursor` judged in one batch
  * (API session gone, identity gone or disabled, access or posture lost), the stale ones ended.
- * Returns where the next step starts, or undefined after the last page.
+ * Pages follow (identity, id) order, so each holds few identities and their grants are read once
+ * a pass: in id order every page held sessions of most identities, and each page read all their
+ * grants again. Returns where the next step starts, or undefined after the last page.
  */
-export function createSessionReconcile(records: Pick<SessionRecords, 'page' | 'deleteOf'>, reevaluation: Pick<Reevaluation, 'staleAmong'>, log: Logger) {
+export function createSessionReconcile(records: Pick<SessionRecords, 'pageByIdentity' | 'deleteOf'>, reevaluation: Pick<Reevaluation, 'staleAmong'>, log: Logger) {
   return async function step(cursor: string | undefined): Promise<string | undefined> {
-    const page = await records.page({ all: true, identityIds: [], serviceIds: [] }, cursor ?? '', PAGE);
+    const page = await records.pageByIdentity(cursorAt(cursor), PAGE);
     const stale = await reevaluation.staleAmong(page, { apiSessions: true, posture: true });
     const ended = await records.deleteOf({ ids: stale.map((s) => s.id) });
     if (ended > 0) log.info({ ended, reasons: [...new Set(stale.map((s) => s.why))].slice(0, 5) }, 'sessions ended by reconciliation');
-    return page.length < PAGE ? undefined : page.at(-1)!.id;
+    return page.length < PAGE ? undefined : cursorAfter(page);
   };
 }
 
 /** Every session that should no longer exist, page by page (the data integrity check). */
-export async function staleSessions(records: Pick<SessionRecords, 'page'>, reevaluation: Pick<Reevaluation, 'staleAmong'>, opts: JudgeOptions): Promise<Stale[]> {
+export async function staleSessions(records: Pick<SessionRecords, 'pageByIdentity'>, reevaluation: Pick<Reevaluation, 'staleAmong'>, opts: JudgeOptions): Promise<Stale[]> {
   const stale: Stale[] = [];
-  for (let after = ''; ;) {
-    const page = await records.page({ all: true, identityIds: [], serviceIds: [] }, after, PAGE);
+  for (let after: { identityId: string; id: string } | undefined; ;) {
+    const page = await records.pageByIdentity(after, PAGE);
     stale.push(...(await reevaluation.staleAmong(page, opts)));
     if (page.length < PAGE) return stale;
-    after = page.at(-1)!.id;
+    after = { identityId: page.at(-1)!.identityId, id: page.at(-1)!.id };
   }
 }
 

@@ -176,6 +176,16 @@ export function createSessionRecords(db: Kysely<SessionDb>) {
       return (await q.orderBy('id').limit(limit).execute()).map(toDomain);
     },
 
+    /**
+     * The next `limit` sessions after `after` in (identity, id) order: a reconciliation's pages
+     * each hold the sessions of a few identities, whose grants it then reads once a pass.
+     */
+    async pageByIdentity(after: { identityId: string; id: string } | undefined, limit: number): Promise<Session[]> {
+      let q = db.selectFrom('sessions').selectAll();
+      if (after) q = q.where(sql<boolean>`(identity_id, id) > (${after.identityId}, ${after.id})`);
+      return (await q.orderBy('identity_id').orderBy('id').limit(limit).execute()).map(toDomain);
+    },
+
     /** Deletes the sessions of an owner; returns how many went (0 when already gone). */
     async deleteOf(owner: SessionOwner): Promise<number> {
       let q = db.deleteFrom('sessions');
