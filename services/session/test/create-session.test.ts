@@ -230,6 +230,22 @@ describe('CreateSession', () => {
     expect(h.world.identityAccessCalls).toBe(before + 1);
   });
 
+  it('asks for the service alone when an identity\'s every access cannot be read', async () => {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const uma = (n: number) => principal('uma', `api-uma-${n}`);
+    const policyCalls = (o: Outcome) => o.calls.filter((c) => c.service === 'policy').map((c) => c.method);
+    h.world.failIdentityAccesses = true;
+    try {
+      expect(policyCalls(await create(uma(1)))).toEqual(['GetServiceAccesses']);
+      const second = await create(uma(2), { serviceId: 'svc-bind', type: 'Bind' });
+      expect(second.error).toBeUndefined();
+      expect(second.session!.edgeRouters.map((r) => r.id)).toEqual(['er-1', 'er-2']);
+      expect(policyCalls(second)).toEqual(['GetIdentityAccesses', 'GetServiceAccesses']);
+    } finally {
+      h.world.failIdentityAccesses = false;
+    }
+  });
+
   it('asks one service at a time for an identity granted more services than are held for one', async () => {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const many = Array.from({ length: MAX_SERVICES_HELD_PER_IDENTITY }, (_, i) => `svc-many-${i}`);

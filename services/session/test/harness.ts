@@ -45,6 +45,8 @@ export interface World {
   grantCalls: number;
   /** GetIdentityAccesses calls. */
   identityAccessCalls: number;
+  /** GetIdentityAccesses fails when set (the policy service overloaded, say). */
+  failIdentityAccesses?: boolean;
   /** What each GetIdentityAccesses call said it held, and whether it was answered unchanged. */
   identityAccessAsks: Array<{ knownVersion: string; unchanged: boolean }>;
   /** Every call a stand-in answered, with the request id it carried. */
@@ -155,6 +157,7 @@ async function serve(world: World): Promise<{ addr: string; server: RpcServer }>
     // Every granted service's access at once, routers, router sets and policies listed once.
     async GetIdentityAccesses(req) {
       world.identityAccessCalls++;
+      if (world.failIdentityAccesses) throw new Error('the stand-in fails GetIdentityAccesses');
       const accesses = [...world.services.keys()].sort()
         .map((serviceId) => accessOf({ identityId: req.identityId, roleAttributes: req.roleAttributes, serviceId, grantedOnly: true, edgeRouters: true } as never) as policy.ServiceAccess | undefined)
         .filter((a) => a !== undefined);

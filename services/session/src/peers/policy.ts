@@ -236,7 +236,9 @@ export function createPolicyPeer(policy: RpcClient<PolicyServiceClient>, changes
       const key = `${who.id}\0${serviceId}\0${grantedOnly ? 'g' : ''}${edgeRouters ? 'r' : ''}\0${JSON.stringify(who.roleAttributes)}`;
       return held.through(key, async () => {
         // A service missing from the identity's every access is asked for alone: granted since.
-        const every = edgeRouters ? await everyAccessOf(who, serviceId) : undefined;
+        // So is one whose identity's every access could not be read (the one call then answers
+        // for itself, its error the caller's).
+        const every = edgeRouters ? await everyAccessOf(who, serviceId)?.catch(() => undefined) : undefined;
         const known = every?.accesses.get(serviceId);
         if (known) return known;
         const a = await accessOf({
