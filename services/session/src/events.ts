@@ -19,7 +19,7 @@ import type { RoleSelection } from './peers/index.js';
 import type { Affected, ReevaluationQueue } from './reevaluation-queue.js';
 import type { JudgeOptions, Reevaluation, Stale } from './reevaluation.js';
 import type { Session } from './domain/session.js';
-import type { SessionOwner, SessionRecords } from './store/session.js';
+import type { SessionOwner, SessionPosition, SessionRecords } from './store/session.js';
 
 /** Consumer group of this service: one replica handles each message. */
 export const CONSUMER_GROUP = 'session';
@@ -107,7 +107,7 @@ export async function startSessionConsumers(
 /** Where a pass over every session stands: after the last session of a page, in (identity, id) order. */
 const cursorAfter = (page: readonly Session[]): string => JSON.stringify([page.at(-1)!.identityId, page.at(-1)!.id]);
 /** The position a cursor names; none (the pass starts over) for one of the id-ordered passes before (an upgrade). */
-const cursorAt = (cursor: string | undefined): { identityId: string; id: string } | undefined => {
+const cursorAt = (cursor: string | undefined): SessionPosition | undefined => {
   if (cursor === undefined || !cursor.startsWith('[')) return undefined;
   try {
     const [identityId, id] = JSON.parse(cursor) as unknown[];
@@ -137,11 +137,11 @@ export function createSessionReconcile(records: Pick<SessionRecords, 'pageByIden
 /** Every session that should no longer exist, page by page (the data integrity check). */
 export async function staleSessions(records: Pick<SessionRecords, 'pageByIdentity'>, reevaluation: Pick<Reevaluation, 'staleAmong'>, opts: JudgeOptions): Promise<Stale[]> {
   const stale: Stale[] = [];
-  for (let after: { identityId: string; id: string } | undefined; ;) {
+  for (let after: SessionPosition | undefined; ;) {
     const page = await records.pageByIdentity(after, PAGE);
     stale.push(...(await reevaluation.staleAmong(page, opts)));
     if (page.length < PAGE) return stale;
-    after = { identityId: page.at(-1)!.identityId, id: page.at(-1)!.id };
+    after = page.at(-1);
   }
 }
 

@@ -71,6 +71,9 @@ type NewSession = Omit<Session, 'createdAt' | 'updatedAt'>;
 const INSERTED = ['id', 'token', 'api_session_id', 'identity_id', 'service_id', 'service_name', 'type', 'service_policy_ids', 'tags'] as const;
 
 /** Creates the session store over the service's own schema. */
+/** Where a session stands in (identity, id) order. */
+export type SessionPosition = Pick<Session, 'identityId' | 'id'>;
+
 export function createSessionRecords(db: Kysely<SessionDb>) {
   // The statements of every session creation: built and compiled once, kept prepared by the
   // server. Each answers many creations at once (arrays bound whole, so the SQL is the same for
@@ -180,7 +183,7 @@ export function createSessionRecords(db: Kysely<SessionDb>) {
      * The next `limit` sessions after `after` in (identity, id) order: a reconciliation's pages
      * each hold the sessions of a few identities, whose grants it then reads once a pass.
      */
-    async pageByIdentity(after: { identityId: string; id: string } | undefined, limit: number): Promise<Session[]> {
+    async pageByIdentity(after: SessionPosition | undefined, limit: number): Promise<Session[]> {
       let q = db.selectFrom('sessions').selectAll();
       if (after) q = q.where(sql<boolean>`(identity_id, id) > (${after.identityId}, ${after.id})`);
       return (await q.orderBy('identity_id').orderBy('id').limit(limit).execute()).map(toDomain);
