@@ -224,6 +224,40 @@ describe.each(backends)('outbox on %s', (_name, open) => {
     }
   });
 
+  it('runs a fill to the end of its pass past the budget, keeping its cursor and its claim on the way', async () => {
+    const steps: Array<string | undefined> = [];
+    const opts = { db: s.db, name: `r${randomBytes(3).toString('hex')}`, intervalMs: 3_600_000, budgetMs: 50, log };
+    const claimOf = async () => s.db.selectFrom('reconciliations').select(['cursor', 'claimed_until']).where('name', '=', opts.name).executeTakeFirstOrThrow();
+    const kept: Array<{ cursor: string | null; claimedFor: number }> = [];
+    const first = scheduleReconcile({
+      ...opts,
+      step: async (cursor) => {
+        steps.push(cursor);
+        if (cursor === '3') {
+          const row = await claimOf();
+          kept.push({ cursor: row.cursor, claimedFor: new Date(row.claimed_until).getTime() - Date.now() });
+        }
+        await sleep(30);
+        const next = Number(cursor ?? 0) + 1;
+        return next < 6 ? String(next) : undefined;
+      },
+    });
+    const second = scheduleReconcile({ ...opts, step: async () => undefined });
+    try {
+      expect(await first.runNow({ toEnd: true })).toBe(true);
+      expect(steps).toEqual([undefined, '1', '2', '3', '4', '5']);
+      // Past the first budget, the cursor was kept and the claim held: no other replica runs meanwhile.
+      expect(kept).toEqual([{ cursor: '2', claimedFor: expect.any(Number) }]);
+      expect(kept[0]!.claimedFor).toBeGreaterThan(30_000);
+      // The pass is complete: the next one starts over, after the interval.
+      expect((await claimOf()).cursor).toBeNull();
+      expect(await second.runNow()).toBe(false);
+    } finally {
+      await first.stop();
+      await second.stop();
+    }
+  });
+
   it('leaves the next run of a reconciliation whose step failed to whichever replica tries first', async () => {
     let failures = 1;
     const steps: Array<string | undefined> = [];

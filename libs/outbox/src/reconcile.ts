@@ -48,9 +48,11 @@ export interface ReconcileOptions {
 export interface Reconciliation {
   /**
    * Runs now unless another replica holds the claim: steps until the pass completes or the
-   * budget is spent. Resolves to whether this call ran it.
+   * budget is spent. Resolves to whether this call ran it. With `toEnd` (a read model's fill at
+   * start-up), the run goes on until the pass completes, keeping its cursor and its claim at each
+   * budget's end: a model answers from itself, not from its owner, only once it is filled.
    */
-  runNow(): Promise<boolean>;
+  runNow(opts?: { toEnd?: boolean }): Promise<boolean>;
   /** Stops scheduling and waits for a running run. */
   stop(): Promise<void>;
 }
@@ -87,15 +89,29 @@ export function scheduleReconcile(opts: ReconcileOptions): Reconciliation {
       .where('name', '=', opts.name).execute();
   }
 
-  async function run(): Promise<boolean> {
+  /** Keeps the cursor of a run going on past its budget, and its claim for another hold. */
+  async function keep(cursor: string): Promise<void> {
+    await db.updateTable('reconciliations')
+      .set({ cursor, claimed_until: sql<Date>`now() + ${holdMs} * interval '1 millisecond'` as never })
+      .where('name', '=', opts.name).execute();
+  }
+
+  async function run(toEnd = false): Promise<boolean> {
     const claimed = await claim();
     if (!claimed) return false;
     let cursor = claimed.cursor;
-    const until = Date.now() + budgetMs;
+    let until = Date.now() + budgetMs;
     let failed = true;
     try {
-      do cursor = await opts.step(cursor);
-      while (cursor !== undefined && Date.now() < until && !stopped);
+      for (;;) {
+        cursor = await opts.step(cursor);
+        if (cursor === undefined || stopped) break;
+        if (Date.now() >= until) {
+          if (!toEnd) break;
+          await keep(cursor);
+          until = Date.now() + budgetMs;
+        }
+      }
       failed = false;
     } finally {
       await release(cursor, failed);
@@ -119,9 +135,9 @@ export function scheduleReconcile(opts: ReconcileOptions): Reconciliation {
 
   schedule();
   return {
-    async runNow() {
+    async runNow(o) {
       await running;
-      return run();
+      return run(o?.toEnd);
     },
     async stop() {
       stopped = true;
