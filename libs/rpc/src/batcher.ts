@@ -6,7 +6,7 @@
  * batch, not as a first alone and the rest after it; the calls arriving while the limit is
  * reached wait, and go together as the next batch as soon as one settles.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { fieldError } from '@edge/errors';
@@ -31,6 +31,9 @@ export interface BatcherOptions {
   /** Batches sent and not yet settled at most (default 2). */
   maxInFlight?: number;
 }
+
+/** Runs a function in the context `resource` was created in. */
+const withinContext = (resource: AsyncResource) => <R>(fn: () => R): R => resource.runInAsyncScope(fn);
 
 /** Runs a function in the current context (of a call that opens no batch, whose context is not kept). */
 const runNow = <R>(fn: () => R): R => fn();
@@ -104,8 +107,10 @@ export function createBatcher<I, O>(send: (items: I[]) => Promise<Array<O | Erro
   };
 
   return (item) => new Promise<O>((resolve, reject) => {
-    // The async context is kept only for a call that will open a batch (a snapshot costs more than the rest of a call here).
-    waiting.push({ item, resolve, reject, within: waiting.length % maxBatch === 0 ? AsyncLocalStorage.snapshot() : runNow });
+    // The async context is kept only for a call that will open a batch (keeping it costs more
+    // than the rest of a call here), in a resource of its own: `AsyncLocalStorage.snapshot()`
+    // binds a function, which defines two deprecated accessors on it each time.
+    waiting.push({ item, resolve, reject, within: waiting.length % maxBatch === 0 ? withinContext(new AsyncResource('edge.batch')) : runNow });
     if (!scheduled && inFlight < maxInFlight) {
       scheduled = true;
       setImmediate(atTurnEnd);
