@@ -258,6 +258,29 @@ describe.each(backends)('outbox on %s', (_name, open) => {
     }
   });
 
+  it('stops a fill after the step under way once its signal aborts, keeping its cursor', async () => {
+    const steps: Array<string | undefined> = [];
+    const stopping = new AbortController();
+    const opts = { db: s.db, name: `r${randomBytes(3).toString('hex')}`, intervalMs: 3_600_000, log };
+    const fill = scheduleReconcile({
+      ...opts,
+      step: async (cursor) => {
+        steps.push(cursor);
+        if (cursor === '2') stopping.abort();
+        const next = Number(cursor ?? 0) + 1;
+        return next < 20 ? String(next) : undefined;
+      },
+    });
+    try {
+      expect(await fill.runNow({ toEnd: true, signal: stopping.signal })).toBe(true);
+      expect(steps).toEqual([undefined, '1', '2']);
+      const row = await s.db.selectFrom('reconciliations').select('cursor').where('name', '=', opts.name).executeTakeFirstOrThrow();
+      expect(row.cursor).toBe('3');
+    } finally {
+      await fill.stop();
+    }
+  });
+
   it('leaves the next run of a reconciliation whose step failed to whichever replica tries first', async () => {
     let failures = 1;
     const steps: Array<string | undefined> = [];

@@ -51,8 +51,9 @@ export interface Reconciliation {
    * budget is spent. Resolves to whether this call ran it. With `toEnd` (a read model's fill at
    * start-up), the run goes on until the pass completes, keeping its cursor and its claim at each
    * budget's end: a model answers from itself, not from its owner, only once it is filled.
+   * Either stops after the step under way once `signal` aborts (the service stopping).
    */
-  runNow(opts?: { toEnd?: boolean }): Promise<boolean>;
+  runNow(opts?: { toEnd?: boolean; signal?: AbortSignal }): Promise<boolean>;
   /** Stops scheduling and waits for a running run. */
   stop(): Promise<void>;
 }
@@ -96,7 +97,7 @@ export function scheduleReconcile(opts: ReconcileOptions): Reconciliation {
       .where('name', '=', opts.name).execute();
   }
 
-  async function run(toEnd = false): Promise<boolean> {
+  async function run(toEnd = false, signal?: AbortSignal): Promise<boolean> {
     const claimed = await claim();
     if (!claimed) return false;
     let cursor = claimed.cursor;
@@ -105,7 +106,7 @@ export function scheduleReconcile(opts: ReconcileOptions): Reconciliation {
     try {
       for (;;) {
         cursor = await opts.step(cursor);
-        if (cursor === undefined || stopped) break;
+        if (cursor === undefined || stopped || signal?.aborted) break;
         if (Date.now() >= until) {
           if (!toEnd) break;
           await keep(cursor);
@@ -137,7 +138,7 @@ export function scheduleReconcile(opts: ReconcileOptions): Reconciliation {
   return {
     async runNow(o) {
       await running;
-      return run(o?.toEnd);
+      return run(o?.toEnd, o?.signal);
     },
     async stop() {
       stopped = true;

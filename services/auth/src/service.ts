@@ -98,7 +98,7 @@ export function createAuthService(ctx: ServiceContext): EdgeService {
     // The read model of identities: filled at start (in the background: the identity service may
     // start later) and repaired periodically, a page per step.
     const modelFill = plumbing.reconcile('identity-model', createIdentityModelReconcile(identityModel, client));
-    const fill = retryWhileUnavailable(() => modelFill.runNow({ toEnd: true }), { timeoutMs: 120_000, log, signal })
+    const fill = retryWhileUnavailable(() => modelFill.runNow({ toEnd: true, signal }), { timeoutMs: 120_000, log, signal })
       .catch((err: unknown) => { if (!signal.aborted) log.warn({ err }, 'filling the identity read model failed; the periodic run repairs it'); });
     defer(() => fill);
 

@@ -22,7 +22,7 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Creates the policy service; nothing happens until start(). */
 export function createPolicyService(ctx: ServiceContext): EdgeService {
-  return createGrpcService<PolicyDb>(ctx, 'policy', MIGRATIONS, async ({ db, server }) => {
+  return createGrpcService<PolicyDb>(ctx, 'policy', MIGRATIONS, async ({ db, server, signal }) => {
     const identity = peerClient(ctx.config.grpc, 'identity');
     const stores = createPolicyStores(db);
     // One read of the tables' version for the entries whose time ran out in the same turn.
@@ -67,7 +67,7 @@ export function createPolicyService(ctx: ServiceContext): EdgeService {
     const followRouters = await followEdgeRouters(plumbing.bus, edgeRouters, ctx.log);
     // Filled at start (in the background: the identity service may start later), repaired periodically.
     const routerFill = plumbing.reconcile('edge-router-model', createEdgeRouterReconcile(edgeRouters, identity), 30_000);
-    const cancelFill = runInBackground(async () => { await routerFill.runNow({ toEnd: true }); }, { what: 'filling the edge router read model', log: ctx.log });
+    const cancelFill = runInBackground(async () => { await routerFill.runNow({ toEnd: true, signal }); }, { what: 'filling the edge router read model', log: ctx.log });
     // Every service's part is read ahead, so the first accesses after a start find them kept.
     const cancelWarm = runInBackground(async () => accessReader.warm(await stores.services.ids(ACCESS_PARTS_KEPT)), { what: 'reading service access parts ahead', log: ctx.log });
     plumbing.start();
