@@ -4,6 +4,7 @@
  */
 import { ZitiError, notFound } from '@edge/errors';
 import { ACTIVITY_WRITE_INTERVAL_MS, hashToken, isExpired, needsActivityUpdate, type ApiSession } from './domain/api-session.js';
+import type { AuthPolicy } from './domain/auth-policy.js';
 import type { Identities, IdentityInfo } from './peers/identity.js';
 import type { AuthStore } from './store/api-session.js';
 
@@ -50,22 +51,27 @@ export function createApiSessions(deps: ApiSessionDeps) {
      * The session a token names, its activity recorded. Unknown → UNAUTHORIZED invalid;
      * idle past the timeout → deleted, UNAUTHORIZED expired; identity gone or disabled →
      * deleted, UNAUTHORIZED invalid (as OpenZiti ends the API sessions of a disabled identity).
-     * `identityNotBefore`: the identity is not taken from a version older than that.
+     * `identityNotBefore`: the identity is not taken from a version older than that. The session,
+     * its identity as the read model holds it and that identity's auth policy are read in one
+     * statement; the policy is answered only with the identity it was read with (`policy`
+     * undefined: the identity came from the identity service, ask for its policy).
      */
-    async validate(token: string, identityNotBefore?: Date): Promise<Required<SessionWithIdentity>> {
+    async validate(token: string, identityNotBefore?: Date): Promise<Required<SessionWithIdentity> & { policy: AuthPolicy | undefined }> {
       const now = new Date();
-      const session = token === '' ? undefined : await store.findApiSessionByTokenHash(hashToken(token));
-      if (!session) throw unauthorized('invalid');
+      const read = token === '' ? undefined : await store.findApiSessionByTokenHash(hashToken(token));
+      if (!read) throw unauthorized('invalid');
+      const { session } = read;
       if (isExpired(session, timeoutMinutes, now)) {
         await end(session.id);
         throw unauthorized('expired');
       }
-      const identity = await identities.find(session.identityId, identityNotBefore);
+      const identity = await identities.findFrom(session.identityId, read.identity, identityNotBefore);
       if (!identity || identity.disabled) {
         await end(session.id);
         throw unauthorized('invalid');
       }
-      return { session: await recordActivity(session, now), identity };
+      const fromModel = read.identity.state === 'present' && read.identity.identity === identity;
+      return { session: await recordActivity(session, now), identity, policy: fromModel ? read.policy : undefined };
     },
 
     /** One session by id with its identity; NOT_FOUND when unknown. */

@@ -118,6 +118,36 @@ describe('API sessions', () => {
       expect(p.apiSession).toMatchObject({ id: s.id, token: '', identityName: 'Default Admin', isAdmin: true });
     });
 
+    // What every gateway replica asks once a minute for each token in use: the API session with
+    // its identity and auth policy in one statement, then the identity's auth summary. Activity
+    // is written back only when due (not here, right after login). The fewest of five, as background
+    // work of the service (the outbox relay) may add a statement to one of them.
+    it('validates a token in two statements, building no query once one has run', async () => {
+      const s = await login('alice', 'alice-secret');
+      const count = async () => {
+        const metric = await processMetrics().registry.getSingleMetric('edge_db_statements_total')?.get();
+        return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+      };
+      await client.validateSession({ token: s.token });
+      let fewest = Infinity;
+      let built: string[] | undefined;
+      for (let i = 0; i < 5; i++) {
+        const compile = vi.spyOn(PostgresQueryCompiler.prototype, 'compileQuery');
+        try {
+          const before = await count();
+          const p = await client.validateSession({ token: s.token });
+          expect(p.apiSession).toMatchObject({ id: s.id, identityName: 'alice' });
+          fewest = Math.min(fewest, (await count()) - before);
+          const kinds = compile.mock.calls.map(([node]) => node.kind);
+          if (!built || kinds.length < built.length) built = kinds;
+        } finally {
+          compile.mockRestore();
+        }
+      }
+      expect(fewest).toBe(2);
+      expect(built).toEqual([]);
+    });
+
     it('answers an unknown token with UNAUTHORIZED reason invalid', async () => {
       for (const token of ['not-a-token', '']) {
         await expect(client.validateSession({ token })).rejects.toMatchObject({ code: 'UNAUTHORIZED', args: { reason: 'invalid' } });

@@ -75,10 +75,11 @@ export function createApiSessionHandlers(deps: HandlerDeps): Handlers {
     },
     async ValidateSession(req) {
       const notBefore = req.minIdentityUpdatedAt ? new Date(req.minIdentityUpdatedAt) : undefined;
-      const { session, identity } = await apiSessions.validate(req.token, notBefore && !Number.isNaN(notBefore.getTime()) ? notBefore : undefined);
-      // The identity's policy as it is now: a policy that came to require TOTP after login makes
-      // the session partial until MFA is completed.
-      const policy = await deps.policies.forIdentity(identity.authPolicyId);
+      const validated = await apiSessions.validate(req.token, notBefore && !Number.isNaN(notBefore.getTime()) ? notBefore : undefined);
+      const { session, identity } = validated;
+      // The identity's policy as it is now (read with the session): a policy that came to require
+      // TOTP after login makes the session partial until MFA is completed.
+      const policy = validated.policy ?? await deps.policies.forIdentity(identity.authPolicyId);
       const current = requiresTotp(policy) && !session.isMfaRequired ? { ...session, isMfaRequired: true } : session;
       const [pending, summaries] = await Promise.all([deps.secondaryExtJwt(identity, policy, req.bearerToken), store.authSummariesOf([identity.id])]);
       const apiSession = toProtoApiSession(current, identity, timeoutMinutes, undefined, summaries[0]!.isMfaEnabled);

@@ -24,9 +24,10 @@ export interface Identities {
   find(id: string, notBefore?: Date): Promise<IdentityInfo | undefined>;
   /**
    * As `find`, given what the read model holds of the identity (read by the caller with other
-   * rows, in one statement): the identity service is asked only when the model does not know it.
+   * rows, in one statement): the identity service is asked only when the model does not know it,
+   * or holds it older than `notBefore`.
    */
-  findFrom(id: string, local: ModelLookup): Promise<IdentityInfo | undefined>;
+  findFrom(id: string, local: ModelLookup, notBefore?: Date): Promise<IdentityInfo | undefined>;
   /** The identity with this externalId, if any. */
   findByExternalId(externalId: string): Promise<IdentityInfo | undefined>;
   /** The identities of these ids the identity service knows, by id. */
@@ -113,7 +114,7 @@ export function createIdentityDirectory(model: IdentityModel, remote: Identities
     async find(id, notBefore) {
       return resolve(id, await model.find(id), notBefore);
     },
-    findFrom: (id, local) => resolve(id, local),
+    findFrom: (id, local, notBefore) => resolve(id, local, notBefore),
     async findByExternalId(externalId) {
       const local = await model.findByExternalId(externalId);
       if (local) return local;

@@ -9,7 +9,10 @@ import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edg
 import type { ApiSession, ApiSessionRef } from '../domain/api-session.js';
 import type { AuthEvents } from '../events.js';
 import type { Authenticator, IdentityAuthSummary } from '../domain/authenticator.js';
+import type { AuthPolicy } from '../domain/auth-policy.js';
 import type { ApiSessionsTable, AuthDb, AuthenticatorsTable } from './db.js';
+import { identityAndPolicyOf, withIdentityAndPolicy } from './identity-and-policy.js';
+import type { ModelLookup } from './identity-model.js';
 
 /** What a filter on `/api-sessions` may read. */
 export const API_SESSION_FIELDS: FieldMap = {
@@ -85,6 +88,16 @@ function toApiSession(row: Selectable<ApiSessionsTable>): ApiSession {
 const INSERTED = ['id', 'token_hash', 'identity_id', 'authenticator_id', 'config_types', 'ip_address', 'is_mfa_required', 'is_mfa_complete', 'is_cert_extendable', 'last_activity_at'] as const;
 type InsertedColumn = typeof INSERTED[number];
 
+/**
+ * An API session found by its token, with its identity as the read model holds it and that
+ * identity's auth policy (undefined unless the model holds the identity).
+ */
+export interface ValidationRead {
+  session: ApiSession;
+  identity: ModelLookup;
+  policy: AuthPolicy | undefined;
+}
+
 /** Creates the store over a Kysely bound to the auth schema; an API session's end is announced in its transaction. */
 export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
   const refs = (rows: Array<{ id: string; identity_id: string }>): ApiSessionRef[] => owned(rows);
@@ -121,6 +134,14 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
         .select(INSERTED.map((column) => value(column).as(column))))
       .returningAll();
   });
+
+  /**
+   * The API session of a token hash with its identity as the read model holds it and that
+   * identity's auth policy: what a validation reads, which every gateway replica asks for each
+   * token in use once a minute.
+   */
+  const byTokenHash = precompiled(1, (tokenHash: string) => withIdentityAndPolicy(db.selectFrom('api_sessions as s').selectAll('s')
+    .where('s.token_hash', '=', tokenHash), 's.identity_id'));
 
   /** A new API session (its columns' values in {@link INSERTED} order), in the caller's transaction. */
   const insertAlone = precompiled(INSERTED.length, (...values: unknown[]) => db.insertInto('api_sessions')
@@ -259,10 +280,10 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
       });
     },
 
-    /** The API session whose token has this hash, if any. */
-    async findApiSessionByTokenHash(tokenHash: string): Promise<ApiSession | undefined> {
-      const row = await db.selectFrom('api_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-      return row && toApiSession(row);
+    /** The API session whose token has this hash, with its identity and policy (one statement), if any. */
+    async findApiSessionByTokenHash(tokenHash: string): Promise<ValidationRead | undefined> {
+      const [row] = await byTokenHash(db, tokenHash) as Array<Selectable<ApiSessionsTable> & Record<string, unknown>>;
+      return row && { session: toApiSession(row), ...identityAndPolicyOf(row) };
     },
 
     /** A page of API sessions under a list plan. */

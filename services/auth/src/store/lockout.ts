@@ -6,12 +6,12 @@
  * racing them gets in, whatever the identity service has been told yet. That statement reads,
  * with the lockout, the rest a login needs once its password is checked (identity, policy, TOTP).
  */
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { precompiled } from '@edge/db';
-import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy } from '../domain/auth-policy.js';
-import { toAuthPolicy } from './auth-policy.js';
-import type { AuthDb, AuthPoliciesTable, IdentitiesTable } from './db.js';
-import { lookupOf, type ModelLookup } from './identity-model.js';
+import type { AuthPolicy } from '../domain/auth-policy.js';
+import type { AuthDb } from './db.js';
+import { identityAndPolicyOf, withIdentityAndPolicy } from './identity-and-policy.js';
+import type { ModelLookup } from './identity-model.js';
 
 /** What a policy says about consecutive wrong passwords. */
 export interface LockoutRule {
@@ -37,58 +37,26 @@ export interface CheckedPassword {
   totpEnrolled: boolean;
 }
 
-/** Every key of a row type, listed once: the compiler refuses a record missing one, so a column added to the table is read here too. */
-const columnsOf = <Row>(columns: Record<keyof Row & string, true>) => Object.keys(columns) as Array<keyof Row & string>;
-
-const IDENTITY_COLUMNS = columnsOf<Omit<IdentitiesTable, 'seen_at'>>({
-  id: true, name: true, type_id: true, is_admin: true, is_default_admin: true, disabled: true, disabled_until: true, auth_policy_id: true,
-  external_id: true, permissions: true, role_attributes: true, deleted: true, updated_at: true,
-});
-const POLICY_COLUMNS = columnsOf<AuthPoliciesTable>({
-  id: true, name: true, primary_cert_allowed: true, primary_cert_allow_expired_certs: true, primary_ext_jwt_allowed: true,
-  primary_ext_jwt_allowed_signers: true, primary_updb_allowed: true, primary_updb_min_password_length: true, primary_updb_require_mixed_case: true,
-  primary_updb_require_number_char: true, primary_updb_require_special_char: true, primary_updb_max_attempts: true,
-  primary_updb_lockout_duration_minutes: true, secondary_require_totp: true, secondary_require_ext_jwt_signer: true, tags: true,
-  created_at: true, updated_at: true,
-});
-
-/** The columns of `table` (aliased `prefix_column`) taken back out of a row. */
-function unprefixed<C extends string>(row: Record<string, unknown>, prefix: string, columns: readonly C[]): Record<C, unknown> | undefined {
-  if (row[`${prefix}_id`] === null) return undefined;
-  return Object.fromEntries(columns.map((c) => [c, row[`${prefix}_${c}`]])) as Record<C, unknown>;
-}
-
 /** The row is not locked now. */
 const unlocked = (eb: ExpressionBuilder<AuthDb, 'authenticators'>) =>
   eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]);
 
 /** Creates the lockout statements over the auth schema. */
 export function createLockoutStore(db: Kysely<AuthDb>) {
-  // One statement: the policy is the identity's, or the default one (ordered after it).
-  const checked = precompiled(1, (authenticatorId: string) => db.selectFrom('authenticators as a')
-    .leftJoin('identities as i', 'i.id', 'a.identity_id')
-    .leftJoinLateral((eb) => eb.selectFrom('auth_policies as ap').select(POLICY_COLUMNS.map((c) => `ap.${c}` as const))
-      .where((w) => w.or([w('ap.id', '=', w.ref('i.auth_policy_id')), w('ap.id', '=', DEFAULT_AUTH_POLICY_ID)]))
-      .orderBy(sql`ap.id = i.auth_policy_id`, 'desc').limit(1).as('p'), (join) => join.onTrue())
+  // One statement: the lockout and TOTP of the authenticator, its identity and that identity's policy.
+  const checked = precompiled(1, (authenticatorId: string) => withIdentityAndPolicy(db.selectFrom('authenticators as a')
     .select((eb) => [
       'a.failed_attempts', sql<boolean>`coalesce(a.locked_until > now(), false)`.as('locked'),
       eb.exists(eb.selectFrom('mfas as m').select('m.id').whereRef('m.identity_id', '=', 'a.identity_id').where('m.is_verified', '=', true)).as('totp'),
-      ...IDENTITY_COLUMNS.map((c) => sql.ref(`i.${c}`).as(`i_${c}`)),
-      ...POLICY_COLUMNS.map((c) => sql.ref(`p.${c}`).as(`p_${c}`)),
     ])
-    .where('a.id', '=', authenticatorId));
+    .where('a.id', '=', authenticatorId), 'a.identity_id'));
 
   return {
     /** What a login reads once its password is checked (see {@link CheckedPassword}); undefined when the authenticator is gone. */
     async checkedPassword(authenticatorId: string): Promise<CheckedPassword | undefined> {
       const row = (await checked(db, authenticatorId))[0] as Record<string, unknown> | undefined;
       if (!row) return undefined;
-      const identity = lookupOf(unprefixed(row, 'i', IDENTITY_COLUMNS) as Omit<IdentitiesTable, 'seen_at'> | undefined);
-      const policy = unprefixed(row, 'p', POLICY_COLUMNS) as Selectable<AuthPoliciesTable> | undefined;
-      return {
-        locked: row.locked as boolean, failedAttempts: row.failed_attempts as number, identity,
-        policy: identity.state === 'present' && policy ? toAuthPolicy(policy) : undefined, totpEnrolled: row.totp as boolean,
-      };
+      return { locked: row.locked as boolean, failedAttempts: row.failed_attempts as number, ...identityAndPolicyOf(row), totpEnrolled: row.totp as boolean };
     },
 
     /**
