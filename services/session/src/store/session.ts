@@ -70,10 +70,10 @@ type NewSession = Omit<Session, 'createdAt' | 'updatedAt'>;
 /** The columns a creation writes (the times are the database's). */
 const INSERTED = ['id', 'token', 'api_session_id', 'identity_id', 'service_id', 'service_name', 'type', 'service_policy_ids', 'tags'] as const;
 
-/** Creates the session store over the service's own schema. */
 /** Where a session stands in (identity, id) order. */
 export type SessionPosition = Pick<Session, 'identityId' | 'id'>;
 
+/** Creates the session store over the service's own schema. */
 export function createSessionRecords(db: Kysely<SessionDb>) {
   // The statements of every session creation: built and compiled once, kept prepared by the
   // server. Each answers many creations at once (arrays bound whole, so the SQL is the same for
