@@ -3,6 +3,13 @@
  * one worker takes everything added meanwhile (after a short delay), resolves role selections to
  * ids once per distinct selection, reads only the affected sessions through their indexes, in
  * pages, and judges each page in one batch. A burst of N changes costs a few passes, not N.
+ *
+ * Each change is judged twice: when it is heard, and again `followUpMs` later. A creation checks
+ * its access (asked of the policy service, or held) before it writes its session, so one that
+ * checked before the change and wrote after the first pass had read its pages escapes that pass;
+ * by the second, every such creation has written or failed (an access is held at most
+ * EDGE_EVALUATION_CACHE_TTL_MS, a creation lasts at most EDGE_GRPC_DEADLINE_MS). A follow-up lost
+ * with its replica is the periodic reconciliation's.
  */
 import type { Logger } from '@edge/logging';
 import type { RoleSelection, SessionPeers } from './peers/index.js';
@@ -27,17 +34,22 @@ export interface QueueDeps {
   delayMs?: number;
   /** Sessions judged per batch. Default 500. */
   pageSize?: number;
+  /** How long after its first pass a change is judged again (see above); 0: never. */
+  followUpMs?: number;
 }
 
 interface Waiting {
   affected: Affected;
+  /** A follow-up: judged once more, and not followed up again. */
+  again?: boolean;
   resolve(ended: number): void;
   reject(err: unknown): void;
 }
 
-export function createReevaluationQueue({ records, reevaluation, peers, log, delayMs = 20, pageSize = 500 }: QueueDeps) {
+export function createReevaluationQueue({ records, reevaluation, peers, log, delayMs = 20, pageSize = 500, followUpMs = 0 }: QueueDeps) {
   let waiting: Waiting[] = [];
   let timer: NodeJS.Timeout | undefined;
+  const followUps = new Set<NodeJS.Timeout>();
   let running: Promise<void> | undefined;
   let stopped = false;
 
@@ -91,12 +103,30 @@ export function createReevaluationQueue({ records, reevaluation, peers, log, del
     return ended;
   }
 
+  /** Judges the changes of a first pass again after `followUpMs`; no one waits for it. */
+  function followUp(changes: Affected[]): void {
+    if (followUpMs <= 0 || changes.length === 0 || stopped) return;
+    const t = setTimeout(() => {
+      followUps.delete(t);
+      if (stopped) return;
+      const fail = (err: unknown) => log.warn({ err, changes: changes.length }, 'follow-up re-evaluation failed; the periodic reconciliation judges these sessions');
+      for (const affected of changes) waiting.push({ affected, again: true, resolve: () => undefined, reject: fail });
+      schedule();
+    }, followUpMs);
+    t.unref();
+    followUps.add(t);
+  }
+
   function run(): void {
     timer = undefined;
     const batch = waiting;
     waiting = [];
-    running = pass(batch.map((w) => w.affected))
-      .then((ended) => batch.forEach((w) => w.resolve(ended)), (err: unknown) => batch.forEach((w) => w.reject(err)))
+    const changes = batch.map((w) => w.affected);
+    running = pass(changes)
+      .then((ended) => {
+        followUp(batch.filter((w) => !w.again).map((w) => w.affected));
+        batch.forEach((w) => w.resolve(ended));
+      }, (err: unknown) => batch.forEach((w) => w.reject(err)))
       .finally(() => {
         running = undefined;
         if (waiting.length > 0) schedule();
@@ -124,6 +154,8 @@ export function createReevaluationQueue({ records, reevaluation, peers, log, del
       stopped = true;
       clearTimeout(timer);
       timer = undefined;
+      for (const t of followUps) clearTimeout(t);
+      followUps.clear();
       await running;
       const left = waiting;
       waiting = [];

@@ -61,7 +61,10 @@ export function createSessionService(ctx: ServiceContext): EdgeService {
 
     const plumbing = createServiceEvents(ctx, db, 'session');
     defer(() => plumbing.stop());
-    const queue = createReevaluationQueue({ records, reevaluation, peers, log });
+    // A change is judged again once every creation that checked its access before it has written:
+    // an access is held at most the evaluation cache's time, a creation lasts at most a deadline.
+    const followUpMs = config.evaluationCacheTtlMs + config.grpc.deadlineMs;
+    const queue = createReevaluationQueue({ records, reevaluation, peers, log, followUpMs });
     defer(() => queue.stop());
     const subscriptions = [
       ...(await startSessionConsumers(plumbing.bus, records, queue, log, {
