@@ -2,7 +2,9 @@
  * The bulk import path (`main.js import`): rows land in each owning service's schema, validated
  * as the API validates them, and are served by a running controller like any other entity.
  */
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { createDb, openConnection } from '@edge/db';
 import { loadConfig } from '@edge/config';
 import { silentLogger } from '@edge/logging';
 import { importDataset, rowCount, type Dataset } from '@edge/launcher';
@@ -17,6 +19,17 @@ useController((fx) => { f = fx; });
 const importInto = (data: Dataset) => importDataset(
   loadConfig({ EDGE_DATABASE_URL: TEST_DATABASE_URL, EDGE_DATABASE_SCHEMA_PREFIX: `${f.c.prefix}_`, EDGE_DATA_DIR: f.c.dataDir }), data, silentLogger(),
 );
+/** The pages of an imported table and how many of them are marked all visible, as Postgres counts them. */
+async function visibility(service: string, table: string): Promise<{ pages: number; allVisible: number }> {
+  const conn = await openConnection({ url: TEST_DATABASE_URL, poolSize: 1 });
+  try {
+    const { rows } = await sql<{ pages: number; allVisible: number }>`select relpages as "pages", relallvisible as "allVisible" from pg_class c
+      join pg_namespace n on n.oid = c.relnamespace where n.nspname = ${`${f.c.prefix}_${service}`} and c.relname = ${table}`.execute(createDb(conn, 'public'));
+    return rows[0]!;
+  } finally {
+    await conn.close();
+  }
+}
 const count = async (path: string, filter: string) =>
   (await f.c.http.get(`${M}/${path}?filter=${encodeURIComponent(filter)}`, { session: f.admin, expectStatus: 200 })).body.meta.pagination.totalCount as number;
 
@@ -32,6 +45,9 @@ describe('bulk import', () => {
     });
     expect(ids.identities).toHaveLength(2);
     expect(ids.passwords).toHaveLength(1);
+    // Vacuumed, not only analyzed: every page of the imported tables is marked all visible.
+    expect(await visibility('policy', 'services')).toEqual({ pages: 1, allVisible: 1 });
+    expect(await visibility('policy', 'service_policies')).toEqual({ pages: 1, allVisible: 1 });
     const alice = (await f.c.http.get(`${M}/identities/${ids.identities[0]}`, { session: f.admin, expectStatus: 200 })).body.data;
     expect(alice).toMatchObject({ name: 'imp-alice', roleAttributes: ['imp-team'], type: { name: 'Default' }, isAdmin: false, tags: { tier: 1, vip: true } });
     expect(await count('identities', 'tags.tier = 1 and tags.vip = true')).toBe(1);

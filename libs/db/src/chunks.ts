@@ -15,9 +15,15 @@ export function withRowProgress<T>(onRows: (rows: number) => void, fn: () => T):
   return progress.run(onRows, fn);
 }
 
-/** Refreshes the planner's statistics of tables just filled in bulk, so the next queries plan well. */
-export async function analyzeTables(db: Kysely<any>, schema: string, tables: readonly string[]): Promise<void> {
-  for (const t of tables) await sql`analyze ${sql.id(schema, t)}`.execute(db);
+/**
+ * Settles tables just filled in bulk, as Postgres advises after a bulk load: ANALYZE refreshes
+ * the planner's statistics, so the next queries plan well, and VACUUM marks their pages all
+ * visible, so an index-only scan (a policy evaluation's, a list's count) reads no table page and
+ * the first reads do not each write the rows' hint bits. Without it the pages stay unmarked until
+ * autovacuum comes to them (never, where it is off). Not in a transaction: VACUUM refuses one.
+ */
+export async function vacuumAnalyzeTables(db: Kysely<any>, schema: string, tables: readonly string[]): Promise<void> {
+  for (const t of tables) await sql`vacuum (analyze) ${sql.id(schema, t)}`.execute(db);
 }
 
 /** Calls `write` with consecutive slices of `rows` of at most `size` rows, one after another. */

@@ -9,4 +9,4 @@ export { preparedAmong } from './prepared.js';
 export { migrate } from './migrate.js';
 export { isUniqueViolation, isForeignKeyViolation, isDatabaseUnavailable, asDatabaseError, type ConstraintViolation } from './errors.js';
 export { quoteSchemaName } from './schema-name.js';
-export { analyzeTables, inChunks, withRowProgress } from './chunks.js';
+export { vacuumAnalyzeTables, inChunks, withRowProgress } from './chunks.js';

@@ -6,7 +6,7 @@
 import { processMetrics } from '@edge/metrics';
 
 /** Operations counted by name; anything else is `other`, so the label stays small. */
-const OPERATIONS = new Set(['select', 'insert', 'update', 'delete', 'with', 'begin', 'commit', 'rollback', 'savepoint', 'release', 'set', 'create', 'alter', 'drop', 'lock', 'analyze', 'truncate']);
+const OPERATIONS = new Set(['select', 'insert', 'update', 'delete', 'with', 'begin', 'commit', 'rollback', 'savepoint', 'release', 'set', 'create', 'alter', 'drop', 'lock', 'analyze', 'vacuum', 'truncate']);
 
 const A = 65;
 const Z = 90;

@@ -3,7 +3,7 @@
  * loading large datasets while the controller is stopped. Each password gets its own salt, so
  * hashing dominates the time: give passwords only to the identities that need to log in.
  */
-import { analyzeTables, createDb, type DbConnection } from '@edge/db';
+import { vacuumAnalyzeTables, createDb, type DbConnection } from '@edge/db';
 import { atPath, fieldError } from '@edge/errors';
 import { newId } from '@edge/ids';
 import { hashPassword } from './domain/password.js';
@@ -42,7 +42,7 @@ export function planPasswordImport(list: readonly BulkPassword[]): PasswordImpor
       }
       const db = createDb<AuthDb>(conn, schema);
       await insertAuthenticatorsInBulk(db, rows);
-      await analyzeTables(db, schema, ['authenticators']);
+      await vacuumAnalyzeTables(db, schema, ['authenticators']);
       await db.destroy();
     },
   };

@@ -6,7 +6,7 @@
  * of them; identities are not announced (the auth service reads an identity it has not heard of
  * from its owner once). No enrollments are made, so imported edge routers start unenrolled.
  */
-import { analyzeTables, createDb, type DbConnection } from '@edge/db';
+import { vacuumAnalyzeTables, createDb, type DbConnection } from '@edge/db';
 import { atPath } from '@edge/errors';
 import { newId } from '@edge/ids';
 import { DEFAULT_AUTH_POLICY_ID, validateIdentityInput, type IdentityInput } from './domain/identity.js';
@@ -64,7 +64,7 @@ export function planIdentityImport(data: { identities?: readonly BulkIdentity[];
       const db = createDb<IdentityDb>(conn, schema);
       await insertIdentitiesInBulk(db, identities);
       await insertRoutersInBulk(db, 'edge', routers);
-      await analyzeTables(db, schema, ['identities', 'routers']);
+      await vacuumAnalyzeTables(db, schema, ['identities', 'routers']);
       await db.destroy();
     },
   };

@@ -4,7 +4,7 @@
  * stopped. Rows are validated as the API validates them; roles are `#attribute`, `#all` or
  * `@id` (names are not resolved here); services carry no configs; no events are published.
  */
-import { analyzeTables, createDb, type DbConnection } from '@edge/db';
+import { vacuumAnalyzeTables, createDb, type DbConnection } from '@edge/db';
 import { atPath } from '@edge/errors';
 import { newId } from '@edge/ids';
 import type { RoleSemantic } from '@edge/roles';
@@ -75,7 +75,7 @@ export function planPolicyImport(data: PolicyData): PolicyImport {
       await stores.servicePolicies.insertMany(sp);
       await stores.edgeRouterPolicies.insertMany(erp);
       await stores.serviceEdgeRouterPolicies.insertMany(serp);
-      await analyzeTables(db, schema, ['services', 'service_policies', 'edge_router_policies', 'service_edge_router_policies']);
+      await vacuumAnalyzeTables(db, schema, ['services', 'service_policies', 'edge_router_policies', 'service_edge_router_policies']);
       await db.destroy();
     },
   };
