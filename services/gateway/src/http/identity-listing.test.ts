@@ -151,6 +151,23 @@ describe('the identity listing', () => {
     return { page, summaries: await l.summaries(ids), enrollments: await l.enrollments(ids) };
   };
 
+  // regression: each page of a burst of first reads asked the auth and pki services on its own
+  it('asks each owner once for the identities of pages read together, and alone for a page of every row', async () => {
+    const { calls } = await started();
+    const [a, b] = await Promise.all([listing!.summaries(['a1', 'a2']), listing!.summaries(['b1'])]);
+    const [ea, eb] = await Promise.all([listing!.enrollments(['a1']), listing!.enrollments(['b1', 'b2'])]);
+    expect(calls).toEqual({ list: 0, summaries: 1, enrollments: 1 });
+    expect([...a.keys()]).toEqual(['a1', 'a2']);
+    expect([...b.keys()]).toEqual(['b1']);
+    expect(ea.get('a1')).toEqual([{ id: 'e-a1-1', identityId: 'a1' }]);
+    expect([...eb.keys()]).toEqual(['b1', 'b2']);
+    const every = Array.from({ length: 501 }, (_, i) => `all-${i}`);
+    const [all, c] = await Promise.all([listing!.summaries(every), listing!.summaries(['c1'])]);
+    expect(calls.summaries).toBe(3);
+    expect(all.size).toBe(501);
+    expect([...c.keys()]).toEqual(['c1']);
+  }, 10_000);
+
   it('answers a second read of the same page without a call', async () => {
     const { calls } = await started();
     await read(listing!);

@@ -22,6 +22,7 @@
 import type { Bus, Subscription } from '@edge/bus';
 import { API_SESSION_CREATED, API_SESSION_DELETED, AUTHENTICATOR_EVENTS, ENROLLMENT_EVENTS, IDENTITY_CHANGES, IDENTITY_DELETED, MFA_EVENTS } from '@edge/events';
 import type { auth, common, identity, pki } from '@edge/proto';
+import { createBatcher } from '@edge/rpc';
 import type { Clients } from '../clients.js';
 import { enrollmentsByOwner } from '../routes/shared/enrollments.js';
 import { lockoutEnd } from './identity-cache.js';
@@ -117,6 +118,22 @@ export function createPerIdentity<V>(fetch: (ids: string[]) => Promise<Map<strin
   };
 }
 
+/** Look-ups of more ids than this (a page of every row) are not merged with others. */
+const MAX_MERGED_IDS = 500;
+
+/**
+ * `fetch` with the look-ups made together merged into one call: the pages of many requests read
+ * at once (a console opening, or the first reads of many filters) ask each owner once, not once
+ * per page. Each caller gets the answer of the merged call and reads its own ids in it.
+ */
+export function mergedLookups<V>(fetch: (ids: string[]) => Promise<Map<string, V>>): (ids: string[]) => Promise<Map<string, V>> {
+  const merged = createBatcher<string[], Map<string, V>>(async (lists) => {
+    const answer = await fetch([...new Set(lists.flat())]);
+    return lists.map(() => answer);
+  }, { maxBatch: 16 });
+  return (ids) => (ids.length > MAX_MERGED_IDS ? fetch(ids) : merged(ids));
+}
+
 /** When a held page must be asked for again at the latest: its hold, or the end of the first lockout it shows. */
 function pageHold(page: Page, hold: Hold): Hold {
   return { generation: hold.generation, until: Math.min(hold.until, ...page.identities.map(lockoutEnd)) };
@@ -160,11 +177,11 @@ export function createIdentityListing(clients: Clients, bus: Bus, holdMs: number
     const kept = pages.get(key);
     if (kept && pages.delete(key)) paged -= kept.page.identities.length;
   };
-  const summaries = createPerIdentity(async (ids) => {
+  const summaries = createPerIdentity(mergedLookups(async (ids) => {
     const r = await clients.auth.getIdentityAuthSummaries({ identityIds: ids });
     return new Map(r.summaries.map((s) => [s.identityId, s]));
-  }, ttlMs);
-  const enrollments = createPerIdentity((ids) => enrollmentsByOwner(clients, { identityIds: [...ids] }), ttlMs);
+  }), ttlMs);
+  const enrollments = createPerIdentity(mergedLookups((ids) => enrollmentsByOwner(clients, { identityIds: ids })), ttlMs);
   const subs: Subscription[] = [];
   const dropAll = () => {
     pages.clear();
