@@ -36,6 +36,23 @@ describe('re-evaluation follow-up', () => {
     await q.stop();
   });
 
+  it('logs a failed follow-up once, however many changes it holds', async () => {
+    let reads = 0;
+    const warned: unknown[] = [];
+    const log = Object.assign(Object.create(silentLogger()) as ReturnType<typeof silentLogger>, { warn: (...args: unknown[]) => void warned.push(args) });
+    const q = createReevaluationQueue({
+      records: { page: async () => { if (++reads > 1) throw new Error('the database is down'); return []; }, deleteOf: async () => 0 },
+      reevaluation: { staleAmong: async () => [] },
+      peers: { matchIdentities: async () => [], matchServices: async () => [] },
+      log, delayMs: 1, followUpMs: 20,
+    });
+    await Promise.all(['i-1', 'i-2', 'i-3'].map((id) => q.add({ identities: { ids: [id] } })));
+    await vi.waitFor(() => expect(reads).toBe(2), { timeout: 5_000 });
+    await sleep(50);
+    expect(warned).toHaveLength(1);
+    await q.stop();
+  });
+
   it('makes no follow-up when it is off, nor once the queue stopped', async () => {
     const off = queue(0);
     await off.q.add({ services: { ids: ['s-1'] } });

@@ -109,7 +109,12 @@ export function createReevaluationQueue({ records, reevaluation, peers, log, del
     const t = setTimeout(() => {
       followUps.delete(t);
       if (stopped) return;
-      const fail = (err: unknown) => log.warn({ err, changes: changes.length }, 'follow-up re-evaluation failed; the periodic reconciliation judges these sessions');
+      // Logged once for the follow-up, however many changes it holds.
+      let logged = false;
+      const fail = (err: unknown) => {
+        if (!logged && !stopped) log.warn({ err, changes: changes.length }, 'follow-up re-evaluation failed; the periodic reconciliation judges these sessions');
+        logged = true;
+      };
       for (const affected of changes) waiting.push({ affected, again: true, resolve: () => undefined, reject: fail });
       schedule();
     }, followUpMs);
