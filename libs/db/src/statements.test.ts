@@ -13,7 +13,8 @@ describe('statementOperation', () => {
     expect(statementOperation('start transaction isolation level serializable')).toBe('begin');
     expect(statementOperation('selected')).toBe('other');
     expect(statementOperation('(select 1)')).toBe('other');
-    expect(statementOperation('vacuum')).toBe('other');
+    expect(statementOperation('explain select 1')).toBe('other');
+    expect(statementOperation('vacuum (analyze) t')).toBe('vacuum');
     expect(statementOperation('')).toBe('other');
   });
 });
