@@ -18,8 +18,8 @@ export function withRowProgress<T>(onRows: (rows: number) => void, fn: () => T):
 /**
  * Settles tables just filled in bulk, as Postgres advises after a bulk load: ANALYZE refreshes
  * the planner's statistics, so the next queries plan well, and VACUUM marks their pages all
- * visible, so an index-only scan (a policy evaluation's, a list's count) reads no table page and
- * the first reads do not each write the rows' hint bits. Without it the pages stay unmarked until
+ * visible, so an index-only scan reads no table page and the first reads do not each write the
+ * rows' hint bits. Without it the pages stay unmarked until
  * autovacuum comes to them (never, where it is off). Not in a transaction: VACUUM refuses one.
  */
 export async function vacuumAnalyzeTables(db: Kysely<any>, schema: string, tables: readonly string[]): Promise<void> {

@@ -126,7 +126,7 @@ const MAX_MERGED_IDS = 500;
  * at once (a console opening, or the first reads of many filters) ask each owner once, not once
  * per page. Each caller gets the answer of the merged call and reads its own ids in it.
  */
-export function mergedLookups<V>(fetch: (ids: string[]) => Promise<Map<string, V>>): (ids: string[]) => Promise<Map<string, V>> {
+function mergedLookups<V>(fetch: (ids: string[]) => Promise<Map<string, V>>): (ids: string[]) => Promise<Map<string, V>> {
   const merged = createBatcher<string[], Map<string, V>>(async (lists) => {
     const answer = await fetch([...new Set(lists.flat())]);
     return lists.map(() => answer);
