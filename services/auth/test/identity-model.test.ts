@@ -1,5 +1,9 @@
 import type { AuthServiceClient } from '@edge/proto';
-import { sql } from 'kysely';
+import { InsertQueryNode, sql, UpdateQueryNode, type KyselyPlugin } from 'kysely';
+import { newId } from '@edge/ids';
+import type { Outbox } from '@edge/outbox';
+import type { IdentityRecord } from '../src/domain/identity.js';
+import { createIdentityModel } from '../src/store/identity-model.js';
 import type { RpcClient } from '@edge/rpc';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHarness, type FakeIdentity, type Harness } from './harness.js';
@@ -187,5 +191,71 @@ describe('the identity read model', () => {
     await h.db.deleteFrom('reconciliations').where('name', '=', 'identity-model').execute();
     await h.startAuth(); // a replica starting fills (and sweeps) the model
     await vi.waitFor(async () => expect(await modelRow(ivy.id!)).toMatchObject({ deleted: true }), { timeout: 10_000 });
+  });
+});
+
+describe('the identity read model store', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+    await h.startAuth(); // its schema
+  });
+  afterAll(() => h?.close());
+
+  /** The model over the harness's schema, and the tables each statement it runs writes into. */
+  const model = () => {
+    const writes: string[] = [];
+    const recorder: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (InsertQueryNode.is(node)) writes.push(`insert ${node.into?.table.identifier.name}`);
+        if (UpdateQueryNode.is(node)) writes.push('update');
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const db = h.db.withPlugin(recorder);
+    // Only its transactions are used by the model's writes (events go through enqueueEvents in them).
+    const outbox = { transaction: (fn: (trx: unknown) => Promise<unknown>) => db.transaction().execute(fn) } as unknown as Outbox;
+    return { store: createIdentityModel(db, outbox), writes };
+  };
+  const record = (over: Partial<IdentityRecord> = {}): IdentityRecord => ({
+    id: newId(), name: `model-${newId()}`, typeId: 'Default', isAdmin: false, isDefaultAdmin: false, disabled: false, disabledUntil: null,
+    authPolicyId: 'default', externalId: null, permissions: ['a'], roleAttributes: ['x', 'y'], updatedAt: new Date(Date.now() - 60_000), ...over,
+  });
+
+  it('writes nothing when a reconciled page changes no row, and only the rows that change otherwise', async () => {
+    const { store, writes } = model();
+    const page = [record(), record({ disabledUntil: new Date(), disabled: true, externalId: 'ext' }), record()];
+    expect(await store.applyMany(page)).toEqual(page.map((r) => r.id));
+    expect(writes).toEqual(['insert identities']);
+
+    writes.length = 0;
+    expect(await store.applyMany(page.map((r) => ({ ...r, permissions: [...r.permissions], roleAttributes: [...r.roleAttributes] })))).toEqual([]);
+    expect(writes).toEqual([]);
+
+    // Newer; equally new with other content; equally new with other role attributes order; older.
+    const [a, b, c] = page as [IdentityRecord, IdentityRecord, IdentityRecord];
+    const changed = [
+      { ...a, name: `${a.name}-renamed`, updatedAt: new Date() },
+      { ...b, disabledUntil: new Date(b.disabledUntil!.getTime() + 1000) },
+      { ...c, roleAttributes: ['y', 'x'] },
+    ];
+    expect((await store.applyMany(changed)).sort()).toEqual([a.id, b.id, c.id].sort());
+    expect(writes).toEqual(['insert identities']);
+    writes.length = 0;
+    expect(await store.applyMany([{ ...a, name: 'older', updatedAt: new Date(a.updatedAt.getTime() - 1000) }])).toEqual([]);
+    expect(writes).toEqual([]);
+    expect((await h.db.selectFrom('identities').select('name').where('id', '=', a.id).executeTakeFirstOrThrow()).name).toBe(`${a.name}-renamed`);
+  });
+
+  it('leaves a deleted row deleted when a reconciled page still lists it, and writes nothing for it', async () => {
+    const { store, writes } = model();
+    const gone = record();
+    await store.applyMany([gone]);
+    expect(await store.markDeletedExcept({}, [], new Date(Date.now() + 1000))).toContain(gone.id);
+    writes.length = 0;
+    expect(await store.applyMany([{ ...gone, updatedAt: new Date(Date.now() + 60_000) }])).toEqual([]);
+    expect(writes).toEqual([]);
+    expect(await store.find(gone.id)).toEqual({ state: 'deleted' });
   });
 });
