@@ -28,6 +28,12 @@ export interface ListParams {
   every?: boolean;
   /** Rows of an every-row list the caller already holds: the page starts that far past the offset. */
   continueAt?: number;
+  /**
+   * The caller reads no total (a reconciliation paging by `id > last`): the page is read alone
+   * and the total is 0. A count of every row past a cursor, on each page, reads the table once
+   * per page. An every-row list is counted still: its caller stops by the total.
+   */
+  withoutTotal?: boolean;
 }
 
 /** How to run the list. */
@@ -42,6 +48,8 @@ export interface ListPlan {
    * until it holds them all, so no answer carries more than a page.
    */
   every?: { offset: number };
+  /** No total is read (ListParams.withoutTotal); never set with `every`. */
+  withoutTotal?: boolean;
 }
 
 /** Per-resource defaults. */
@@ -68,7 +76,7 @@ export function planList(fields: FieldMap, params: ListParams, options: ListOpti
   if (!plans) recentPlans.set(fields, (plans = new Map()));
   const key = JSON.stringify([
     params.filter ?? '', params.sort ?? '', params.limit ?? null, params.offset ?? null, params.every ?? false, params.continueAt ?? 0,
-    options.defaultSort ?? null, options.unbounded ?? false,
+    params.withoutTotal ?? false, options.defaultSort ?? null, options.unbounded ?? false,
   ]);
   const known = plans.get(key);
   if (known) return known;
@@ -94,7 +102,7 @@ function compilePlan(fields: FieldMap, params: ListParams, options: ListOptions)
   // The filter's limit over the parameter's: `limit none`, or `limit=-1` with none in the filter.
   const every = !options.unbounded && (query.limit === 'none' || (query.limit === undefined && params.every === true));
   if (every) return { where, orderBy: order, limit: MAX_LIMIT, offset: offset + (params.continueAt ?? 0), every: { offset } };
-  return { where, orderBy: order, limit: pageLimit(query.limit, params.limit, options.unbounded ?? false), offset };
+  return { where, orderBy: order, limit: pageLimit(query.limit, params.limit, options.unbounded ?? false), offset, ...(params.withoutTotal ? { withoutTotal: true } : {}) };
 }
 
 /**
@@ -166,6 +174,7 @@ export async function runList<O>(
   let page = select(filtered) as unknown as AnySelect;
   for (const term of plan.orderBy) page = page.orderBy(term);
   const count = async () => Number((await (filtered.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow() as Promise<{ n: string | number }>)).n);
+  if (plan.withoutTotal) return { rows: await (page.limit(plan.limit).offset(plan.offset).execute() as Promise<O[]>), total: 0 };
   if (opts.inlineCount) {
     const query = page.select(sql<string>`count(*) over ()`.as('__total')).limit(plan.limit).offset(plan.offset);
     // Only a page without a filter: its text is one of a few (its order), a filter's is the caller's.
@@ -186,12 +195,13 @@ export interface ListQueryMessage {
   sort: string;
   every?: boolean;
   continueAt?: number;
+  withoutTotal?: boolean;
 }
 
 /** Reads a ListQuery message; a 0 limit means the default, as protobuf cannot tell unset from 0. */
 export function listParams(q: ListQueryMessage | null | undefined): ListParams {
   if (!q) return {};
-  return { limit: q.limit || undefined, offset: q.offset, filter: q.filter, sort: q.sort, every: q.every || undefined, continueAt: q.continueAt || undefined };
+  return { limit: q.limit || undefined, offset: q.offset, filter: q.filter, sort: q.sort, every: q.every || undefined, continueAt: q.continueAt || undefined, withoutTotal: q.withoutTotal || undefined };
 }
 
 /** The page meta of a list answer (edge.common.v1.ListMeta); an every-row page says so, with the offset asked. */

@@ -5,6 +5,8 @@
  * nowhere: a call to one would fail the test.
  */
 import type { Bus } from '@edge/bus';
+import { schemaName } from '@edge/config';
+import type { DbConnection } from '@edge/db';
 import { silentLogger } from '@edge/logging';
 import { createServiceInfra, testPrefix, withTeardown } from '@edge/testing';
 import { contracts, type IdentityServiceClient } from '@edge/proto';
@@ -21,6 +23,9 @@ export interface Harness {
   bus: Bus;
   /** Raw access to the identity schema, for assertions. */
   db: Kysely<any>;
+  /** The connection and schema under `db`, for a Kysely of a test's own (one that logs its statements). */
+  conn: DbConnection;
+  schema: string;
   close(): Promise<void>;
 }
 
@@ -38,6 +43,6 @@ export async function createHarness(): Promise<Harness> {
     await service.start();
     const client = createRpcClient(contracts.identity(), `127.0.0.1:${service.port()}`, { deadlineMs: 20_000 });
     teardown.add(() => client.close());
-    return { client, bus, db, close: () => teardown.run() };
+    return { client, bus, db, conn, schema: schemaName(config, 'identity'), close: () => teardown.run() };
   });
 }

@@ -40,7 +40,7 @@ export function createEdgeRouterReconcile(model: EdgeRouterModel, identity: RpcC
   return async (cursor) => {
     const quietSince = new Date(Date.now() - QUIET_MS);
     const filter = cursor === undefined ? '' : `id > ${JSON.stringify(cursor)}`;
-    const page = await identity.listRouters({ kind: 'edge', query: { filter, limit: PAGE, offset: 0, sort: 'id asc', roleFilter: [], roleSemantic: '' } });
+    const page = await identity.listRouters({ kind: 'edge', query: { filter, limit: PAGE, offset: 0, sort: 'id asc', roleFilter: [], roleSemantic: '', withoutTotal: true } });
     await model.applyMany(page.routers.map(edgeRouterFromProto));
     const last = page.routers.length === PAGE ? page.routers[PAGE - 1]!.id : undefined;
     await model.markDeletedExcept({ afterId: cursor, throughId: last }, page.routers.map((r) => r.id), quietSince);

@@ -109,7 +109,7 @@ async function statementsOf(call: () => Promise<unknown>): Promise<CompiledQuery
 
 const scansOf = (statements: CompiledQuery[]) => seqScansOf(db, statements, LARGE);
 
-const query = { limit: 500, offset: 0, filter: '', sort: '', roleFilter: [], roleSemantic: '', every: false, continueAt: 0 };
+const query = { limit: 500, offset: 0, filter: '', sort: '', roleFilter: [], roleSemantic: '', every: false, continueAt: 0, withoutTotal: false };
 
 describe('a client service list', () => {
   const list = (): Promise<pb.ListServicesResponse> => handlers.ListServicesForIdentity({

@@ -66,7 +66,7 @@ export function recordOf(i: identity.Identity__Output): IdentityRecord {
 /** One page of every identity in id order, after `afterId` (reconciliation of the read model). */
 export async function identitiesAfter(client: IdentityClient, afterId: string | undefined, limit: number): Promise<IdentityRecord[]> {
   const filter = afterId === undefined ? '' : `id > ${JSON.stringify(afterId)}`;
-  const page = await client.listIdentities({ query: { filter, limit, offset: 0, sort: 'id asc', roleFilter: [], roleSemantic: '' } });
+  const page = await client.listIdentities({ query: { filter, limit, offset: 0, sort: 'id asc', roleFilter: [], roleSemantic: '', withoutTotal: true } });
   return page.identities.map(recordOf);
 }
 
