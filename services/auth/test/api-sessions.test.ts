@@ -8,6 +8,12 @@ import { createHarness, type FakeIdentity, type Harness } from './harness.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/** The SQL statements this process has sent (the auth service runs in it). */
+const count = async () => {
+  const metric = await processMetrics().registry.getSingleMetric('edge_db_statements_total')?.get();
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+};
+
 describe('API sessions', () => {
   let h: Harness;
   let client: RpcClient<AuthServiceClient>;
@@ -65,10 +71,6 @@ describe('API sessions', () => {
     // and MFA together; and the insert. Counted in this process (the auth service runs in it), the
     // fewest of five logins, as background work (the outbox relay) may add some to one of them.
     it('logs in by password in three statements, reading the authenticator by username once', async () => {
-      const count = async () => {
-        const metric = await processMetrics().registry.getSingleMetric('edge_db_statements_total')?.get();
-        return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
-      };
       await login('alice', 'alice-secret');
       let fewest = Infinity;
       for (let i = 0; i < 5; i++) {
@@ -124,10 +126,6 @@ describe('API sessions', () => {
     // work of the service (the outbox relay) may add a statement to one of them.
     it('validates a token in two statements, building no query once one has run', async () => {
       const s = await login('alice', 'alice-secret');
-      const count = async () => {
-        const metric = await processMetrics().registry.getSingleMetric('edge_db_statements_total')?.get();
-        return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
-      };
       await client.validateSession({ token: s.token });
       let fewest = Infinity;
       let built: string[] | undefined;
@@ -146,6 +144,24 @@ describe('API sessions', () => {
       }
       expect(fewest).toBe(2);
       expect(built).toEqual([]);
+    });
+
+    // A gateway validates each token in use again once a minute, and the tokens of clients that
+    // logged in together come due together.
+    it('validates tokens asked for together in a few statements between them, activity written back included', async () => {
+      // One login, and 23 more sessions of alice stored beside it (24 logins would be rate limited).
+      const first = await login('alice', 'alice-secret');
+      const { id: _, token_hash: __, ...row } = await sessionRow(first.id);
+      const sessions = [first, ...Array.from({ length: 23 }, (_x, i) => ({ id: `${first.id}-${i}`, token: `${first.token}-${i}` }))];
+      await h.db.insertInto('api_sessions').values(sessions.slice(1).map((s) => ({ ...row, id: s.id, token_hash: sha256(s.token) }))).execute();
+      for (const s of sessions) await ageSession(s.id, 60_000);
+      const before = await count();
+      const principals = await Promise.all(sessions.map((s) => client.validateSession({ token: s.token })));
+      const ran = (await count()) - before;
+      expect(principals.map((p) => p.apiSession?.id)).toEqual(sessions.map((s) => s.id));
+      for (const s of sessions) expect(Date.now() - ((await sessionRow(s.id)).last_activity_at as Date).getTime()).toBeLessThan(5_000);
+      // Each alone: three statements (the session, its summary, its activity), 72 in all.
+      expect(ran).toBeLessThanOrEqual(24);
     });
 
     it('answers an unknown token with UNAUTHORIZED reason invalid', async () => {

@@ -81,14 +81,14 @@ export function createApiSessionHandlers(deps: HandlerDeps): Handlers {
       // TOTP after login makes the session partial until MFA is completed.
       const policy = validated.policy ?? await deps.policies.forIdentity(identity.authPolicyId);
       const current = requiresTotp(policy) && !session.isMfaRequired ? { ...session, isMfaRequired: true } : session;
-      const [pending, summaries] = await Promise.all([deps.secondaryExtJwt(identity, policy, req.bearerToken), store.authSummariesOf([identity.id])]);
-      const apiSession = toProtoApiSession(current, identity, timeoutMinutes, undefined, summaries[0]!.isMfaEnabled);
+      const [pending, summary] = await Promise.all([deps.secondaryExtJwt(identity, policy, req.bearerToken), store.authSummaryOf(identity.id)]);
+      const apiSession = toProtoApiSession(current, identity, timeoutMinutes, undefined, summary.isMfaEnabled);
       if (pending) apiSession.authQueries = [...(apiSession.authQueries ?? []), { typeId: 'EXT-JWT', provider: 'url', httpUrl: pending.externalAuthUrl ?? '', httpMethod: 'GET', format: '', minLength: 0, maxLength: 0 }];
       return {
         apiSession, isAdmin: identity.isAdmin || identity.isDefaultAdmin, isDefaultAdmin: identity.isDefaultAdmin, isExtJwtPending: pending !== undefined,
         permissions: identity.permissions, roleAttributes: identity.roleAttributes,
         mfaPassedAt: current.isMfaRequired && current.isMfaComplete ? current.updatedAt.toISOString() : '',
-        authSummary: toProtoSummary(summaries[0]!), identityUpdatedAt: identity.updatedAt?.toISOString() ?? '',
+        authSummary: toProtoSummary(summary), identityUpdatedAt: identity.updatedAt?.toISOString() ?? '',
       };
     },
     async GetApiSession(req) {

@@ -4,6 +4,7 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation, precompiled } from '@edge/db';
+import { createBatcher } from '@edge/rpc';
 import type { IdentityOwnedEvent } from '@edge/events';
 import { entityFields, field, runList, type FieldMap, type ListPlan } from '@edge/zitiql';
 import type { ApiSession, ApiSessionRef } from '../domain/api-session.js';
@@ -140,8 +141,45 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
    * identity's auth policy: what a validation reads, which every gateway replica asks for each
    * token in use once a minute.
    */
-  const byTokenHash = precompiled(1, (tokenHash: string) => withIdentityAndPolicy(db.selectFrom('api_sessions as s').selectAll('s')
-    .where('s.token_hash', '=', tokenHash), 's.identity_id'));
+  const byTokenHashes = precompiled(1, (tokenHashes: string[]) => withIdentityAndPolicy(db.selectFrom('api_sessions as s').selectAll('s')
+    .where(sql<boolean>`s.token_hash = any(${tokenHashes}::text[])`), 's.identity_id'));
+
+  const summariesOf = async (identityIds: readonly string[]): Promise<IdentityAuthSummary[]> => {
+    const ids = [...new Set(identityIds)];
+    if (ids.length === 0) return [];
+    const rows = await summaries(db, ids);
+    return rows.map((r) => ({
+      identityId: r.identityId,
+      updb: r.updbId ? { id: r.updbId, username: r.updbUsername ?? '' } : undefined,
+      cert: r.certId ? { id: r.certId, fingerprint: r.certFingerprint ?? '' } : undefined,
+      hasApiSession: Boolean(r.hasApiSession),
+      isMfaEnabled: Boolean(r.isMfaEnabled),
+    }));
+  };
+
+  // A validation's three statements, shared by the validations arriving together (createBatcher):
+  // a gateway validates each token in use again once a minute, and the tokens of clients that
+  // logged in together come due together.
+  const validationReads = createBatcher(async (tokenHashes: string[]): Promise<Array<ValidationRead | undefined>> => {
+    const rows = await byTokenHashes(db, [...new Set(tokenHashes)]) as Array<Selectable<ApiSessionsTable> & Record<string, unknown>>;
+    const byHash = new Map(rows.map((row) => [row.token_hash, row]));
+    return tokenHashes.map((hash) => {
+      const row = byHash.get(hash);
+      return row && { session: toApiSession(row), ...identityAndPolicyOf(row) };
+    });
+  });
+  const summaryReads = createBatcher(async (identityIds: string[]): Promise<Array<IdentityAuthSummary | Error>> => {
+    const byId = new Map((await summariesOf(identityIds)).map((s) => [s.identityId, s]));
+    return identityIds.map((id) => byId.get(id) ?? new Error(`no authentication summary of identity ${id}`));
+  });
+  /** Activity of many sessions in one statement: the latest time asked, where none was recorded since the earliest bound asked. */
+  const touches = createBatcher(async (asks: Array<{ id: string; at: Date; olderThan: Date }>): Promise<undefined[]> => {
+    const at = new Date(Math.max(...asks.map((a) => a.at.getTime())));
+    const olderThan = new Date(Math.min(...asks.map((a) => a.olderThan.getTime())));
+    await db.updateTable('api_sessions').set({ last_activity_at: at })
+      .where(sql<boolean>`id = any(${[...new Set(asks.map((a) => a.id))]}::text[])`).where('last_activity_at', '<', olderThan).execute();
+    return asks.map(() => undefined);
+  });
 
   /** A new API session (its columns' values in {@link INSERTED} order), in the caller's transaction. */
   const insertAlone = precompiled(INSERTED.length, (...values: unknown[]) => db.insertInto('api_sessions')
@@ -235,16 +273,12 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
      * verified MFA enrollment. One summary per distinct id, in no particular order.
      */
     async authSummariesOf(identityIds: readonly string[]): Promise<IdentityAuthSummary[]> {
-      const ids = [...new Set(identityIds)];
-      if (ids.length === 0) return [];
-      const rows = await summaries(db, ids);
-      return rows.map((r) => ({
-        identityId: r.identityId,
-        updb: r.updbId ? { id: r.updbId, username: r.updbUsername ?? '' } : undefined,
-        cert: r.certId ? { id: r.certId, fingerprint: r.certFingerprint ?? '' } : undefined,
-        hasApiSession: Boolean(r.hasApiSession),
-        isMfaEnabled: Boolean(r.isMfaEnabled),
-      }));
+      return summariesOf(identityIds);
+    },
+
+    /** One identity's summary (see authSummariesOf), read with those asked for at the same time. */
+    async authSummaryOf(identityId: string): Promise<IdentityAuthSummary> {
+      return summaryReads(identityId);
     },
 
     /** Which of these identities have at least one API session. */
@@ -280,10 +314,12 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
       });
     },
 
-    /** The API session whose token has this hash, with its identity and policy (one statement), if any. */
+    /**
+     * The API session whose token has this hash, with its identity and policy, if any: one
+     * statement, shared with the look-ups made at the same time.
+     */
     async findApiSessionByTokenHash(tokenHash: string): Promise<ValidationRead | undefined> {
-      const [row] = await byTokenHash(db, tokenHash) as Array<Selectable<ApiSessionsTable> & Record<string, unknown>>;
-      return row && { session: toApiSession(row), ...identityAndPolicyOf(row) };
+      return validationReads(tokenHash);
     },
 
     /** A page of API sessions under a list plan. */
@@ -303,8 +339,7 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
      * request or replica wrote it meanwhile); no row is locked for longer than the update.
      */
     async touchApiSession(id: string, at: Date, olderThan: Date): Promise<void> {
-      await db.updateTable('api_sessions').set({ last_activity_at: at })
-        .where('id', '=', id).where('last_activity_at', '<', olderThan).execute();
+      await touches({ id, at, olderThan });
     },
 
     /** Deletes one API session; the reference when this call deleted it (and announced its end). */
