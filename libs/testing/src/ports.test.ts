@@ -30,4 +30,17 @@ describe('freePortBlock', () => {
       expect(other + 10 <= base || other >= base + 10).toBe(true);
     }
   });
+
+  it('never returns a block holding a port fetch refuses (10080), so a cluster\'s /metrics can be scraped', async () => {
+    // The first candidate is 10000 … 10100, which holds 10080.
+    const picks: number[] = [];
+    const random = () => {
+      const r = picks.length === 0 ? 0 : Math.random();
+      picks.push(r);
+      return r;
+    };
+    const base = await freePortBlock(101, 50, random);
+    expect(picks.length).toBeGreaterThan(1);
+    expect(base > 10080 || base + 101 <= 10080).toBe(true);
+  });
 });

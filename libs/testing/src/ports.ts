@@ -26,15 +26,23 @@ function canBind(port: number): Promise<boolean> {
 }
 
 /**
- * A random base port such that base … base+span-1 are all free now and all lie below the
- * ephemeral range (and at or above 10000).
+ * The ports at or above 10000 that `fetch` refuses to connect to (the Fetch standard's "bad
+ * ports"): a cluster whose /metrics port is one of them cannot be scraped by the benchmark.
  */
-export async function freePortBlock(span: number, attempts = 50): Promise<number> {
+const FETCH_BAD_PORTS = [10080];
+
+/**
+ * A random base port such that base … base+span-1 are all free now, all lie below the
+ * ephemeral range (and at or above 10000), and none is a port `fetch` refuses. `random` picks
+ * the candidates (tests).
+ */
+export async function freePortBlock(span: number, attempts = 50, random: () => number = Math.random): Promise<number> {
   const low = 10_000;
   const high = ephemeralStart() - span;
   if (high <= low) throw new Error(`no room for ${span} ports below the ephemeral range`);
   for (let i = 0; i < attempts; i++) {
-    const base = low + Math.floor(Math.random() * (high - low));
+    const base = low + Math.floor(random() * (high - low));
+    if (FETCH_BAD_PORTS.some((p) => p >= base && p < base + span)) continue;
     let free = true;
     for (let p = base; p < base + span && free; p++) free = await canBind(p);
     if (free) return base;
