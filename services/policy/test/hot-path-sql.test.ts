@@ -198,33 +198,44 @@ describe('a client service list with the digest of the whole list (the gateway\'
   });
 });
 
-describe('many identities\' grants (re-evaluations and reconciliations)', () => {
-  it('reads two identities at a time, across calls, leaving the rest of the pool to the hot path', async () => {
-    let running = 0;
-    let most = 0;
-    const grantsAmong = deps.stores.evaluation.grantsAmong;
-    const counted = createEvaluationHandlers({
-      ...deps,
-      stores: {
-        ...deps.stores,
-        evaluation: {
-          ...deps.stores.evaluation,
-          async grantsAmong(...args: Parameters<typeof grantsAmong>) {
-            most = Math.max(most, ++running);
-            try {
-              return await grantsAmong(...args);
-            } finally {
-              running--;
-            }
-          },
+/** The evaluation handlers with the store's grant evaluation counted, and (`partsChanging`) no answer from kept parts. */
+function counting(partsChanging: boolean) {
+  const seen = { running: 0, most: 0, calls: 0 };
+  const grantsAmong = deps.stores.evaluation.grantsAmong;
+  const handlers = createEvaluationHandlers({
+    ...deps,
+    ...(partsChanging ? { accessReader: { ...deps.accessReader, read: async () => null } } : {}),
+    stores: {
+      ...deps.stores,
+      evaluation: {
+        ...deps.stores.evaluation,
+        async grantsAmong(...args: Parameters<typeof grantsAmong>) {
+          seen.calls++;
+          seen.most = Math.max(seen.most, ++seen.running);
+          try {
+            return await grantsAmong(...args);
+          } finally {
+            seen.running--;
+          }
         },
       },
-    });
-    // Identity k holds team-k, which policy k grants #g<k % 100>: service s<100 + k % 100> is granted, s<101 + k % 100> is not.
-    const queries = Array.from({ length: 40 }, (_, i) => ({ identityId: `i${i + 1}`, roleAttributes: [`team-${i + 1}`], serviceIds: [`s${100 + ((i + 1) % 100)}`, `s${101 + ((i + 1) % 100)}`] }));
+    },
+  });
+  return { handlers, seen };
+}
+// Identity k holds team-k, which policy k grants #g<k % 100>: service s<100 + k % 100> is granted, s<101 + k % 100> is not.
+const queries = Array.from({ length: 40 }, (_, i) => ({ identityId: `i${i + 1}`, roleAttributes: [`team-${i + 1}`], serviceIds: [`s${100 + ((i + 1) % 100)}`, `s${101 + ((i + 1) % 100)}`] }));
+const grantsOf = async (via: ReturnType<typeof createEvaluationHandlers>, asked = queries) =>
+  (await via.GetServiceGrants({ queries: asked } as pb.GetServiceGrantsRequest__Output)).grants!
+    .map((g) => [g.identityId, g.serviceId, g.permissions, g.postureQueries!.map((q) => [q.policyId, q.checks!.map((c) => c.id)])])
+    .sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+
+describe('many identities\' grants (re-evaluations and reconciliations)', () => {
+  it('reads two identities at a time, across calls, leaving the rest of the pool to the hot path, when the kept parts cannot answer', async () => {
+    const { handlers: counted, seen } = counting(true);
     // Two calls at once (a reconciliation beside a re-evaluation) share the two reads.
     const [a, b] = await Promise.all([queries.slice(0, 25), queries.slice(25)].map((part) => counted.GetServiceGrants({ queries: part } as pb.GetServiceGrantsRequest__Output)));
-    expect(most).toBe(2);
+    expect(seen.most).toBe(2);
     expect([...a!.grants!, ...b!.grants!].map((g) => [g.identityId, g.serviceId, g.permissions])).toEqual(queries.map((q) => [q.identityId, q.serviceIds[0], ['Dial']]));
   });
 });
@@ -342,5 +353,28 @@ describe('what an identity may do with a service', () => {
     expect(routerCalls).toEqual([{ selectedBy: 1, alsoSelectedBy: 30 }]);
     expect(statements).toHaveLength(1);
     expect(await scansOf(statements)).toEqual([]);
+  });
+});
+
+// Last: it changes a policy, which moves the access version the statement counts above rely on.
+describe('many identities\' grants from the kept parts', () => {
+  it('answers from the parts kept under the access version as the statement does, and sees a revocation at once', async () => {
+    const fromStatements = await grantsOf(counting(true).handlers);
+    const { handlers, seen } = counting(false);
+    const fromParts = await grantsOf(handlers);
+    expect(seen.calls).toBe(0);
+    expect(fromParts).toEqual(fromStatements);
+    // Identity 10's policy names posture check pc10.
+    expect(fromParts.find((g) => g[0] === 'i10')).toEqual(['i10', 's110', ['Dial'], [['sp10', ['pc10']]]]);
+    // Policy 7 stops selecting identity 7: the next call no longer grants it, with nothing waited for.
+    const t = (name: string) => sql.id(h.schema, name);
+    await sql`update ${t('service_policies')} set identity_roles = '{#nobody}', identity_attrs = '{nobody}' where id = 'sp7'`.execute(h.db);
+    const granted = (id: string) => fromParts.find((g) => g[0] === id);
+    try {
+      expect(await grantsOf(handlers, queries.slice(6, 8))).toEqual([granted('i8')]);
+    } finally {
+      await sql`update ${t('service_policies')} set identity_roles = '{#team-7}', identity_attrs = '{team-7}' where id = 'sp7'`.execute(h.db);
+    }
+    expect(await grantsOf(handlers, queries.slice(6, 7))).toEqual([granted('i7')]);
   });
 });

@@ -157,18 +157,41 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
 
   /**
    * Many identities' grants among the services named for each, with the posture queries of the
-   * granting policies (read once for the whole request): sessions are re-evaluated in batches.
+   * granting policies: sessions are re-evaluated in batches (after a change, and page by page
+   * every interval).
    */
   const getServiceGrants = async (req: pb.GetServiceGrantsRequest__Output): Promise<pb.GetServiceGrantsResponse> => {
-    const found = await Promise.all(req.queries.map(async (q) => {
+    const answered = await Promise.all(req.queries.map((q) => keptGrants(q)));
+    // The queries whose parts kept changing under the read are evaluated in one statement each.
+    const found = await Promise.all(req.queries.map(async (q, i) => {
+      if (answered[i]) return [];
       const rows = await grantsOf({ identityId: q.identityId, roleAttributes: q.roleAttributes, serviceIds: q.serviceIds });
       return rows.map((r) => ({ identityId: q.identityId, serviceId: r.id, permissions: r.permissions, policyIds: r.policy_ids }));
     }));
     const grants = found.flat();
     const policies = await grantingPolicies(grants);
     return {
-      grants: grants.map((g) => ({ identityId: g.identityId, serviceId: g.serviceId, permissions: g.permissions, postureQueries: groupsOf(policies, g.policyIds) })),
+      grants: [
+        ...answered.flatMap((a) => a ?? []),
+        ...grants.map((g) => ({ identityId: g.identityId, serviceId: g.serviceId, permissions: g.permissions, postureQueries: groupsOf(policies, g.policyIds) })),
+      ],
     };
+  };
+
+  /**
+   * One query's grants from the parts the access reader keeps under the access version, as a
+   * session creation reads its access: as fresh as a statement (the version is read after the
+   * call arrived, and a part older than it is read again), without evaluating the identity's
+   * policies again for each page of sessions. Undefined when the tables kept changing under the
+   * read.
+   */
+  const keptGrants = async (q: pb.ServiceGrantQuery__Output): Promise<pb.ServiceGrant[] | undefined> => {
+    const caller = { identityId: q.identityId, roleAttributes: q.roleAttributes };
+    const reads = await Promise.all([...new Set(q.serviceIds)].map((serviceId) => deps.accessReader.read(caller, serviceId)));
+    if (reads.some((r) => r === null)) return undefined;
+    return reads.flatMap((r) => (r && r.grant.permissions.length > 0
+      ? [{ identityId: q.identityId, serviceId: r.grant.service.id, permissions: r.grant.permissions, postureQueries: postureQueryGroups(r.grant.policies) }]
+      : []));
   };
 
   return {
