@@ -137,9 +137,9 @@ export function createStore(db: Kysely<AuthDb>, events: AuthEvents) {
   });
 
   /**
-   * The API session of a token hash with its identity as the read model holds it and that
-   * identity's auth policy: what a validation reads, which every gateway replica asks for each
-   * token in use once a minute.
+   * The API sessions of these token hashes, each with its identity as the read model holds it and
+   * that identity's auth policy: what validations read (every gateway replica asks for each token
+   * in use once a minute), for all the validations of a batch at once.
    */
   const byTokenHashes = precompiled(1, (tokenHashes: string[]) => withIdentityAndPolicy(db.selectFrom('api_sessions as s').selectAll('s')
     .where(sql<boolean>`s.token_hash = any(${tokenHashes}::text[])`), 's.identity_id'));

@@ -20,10 +20,10 @@ import { serviceToProto } from './service.js';
 const ALL_CONFIG_TYPES = ['all'];
 
 /**
- * Identities' grants read at once, at most, across every GetServiceGrants call. The calls come
- * from the session service's re-evaluations and reconciliations, hundreds of identities at a
- * time: read all at once, they took every connection of the pool, and the session creations and
- * service lists waiting behind them stopped for as long.
+ * Identities' grants evaluated in SQL at once, at most, across every GetServiceGrants call (those
+ * the kept parts could not answer). The calls come from the session service's re-evaluations and
+ * reconciliations, hundreds of identities at a time: read all at once, they took every connection
+ * of the pool, and the session creations and service lists waiting behind them stopped for as long.
  */
 const GRANT_READS_AT_ONCE = 2;
 
@@ -156,29 +156,6 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
   };
 
   /**
-   * Many identities' grants among the services named for each, with the posture queries of the
-   * granting policies: sessions are re-evaluated in batches (after a change, and page by page
-   * every interval).
-   */
-  const getServiceGrants = async (req: pb.GetServiceGrantsRequest__Output): Promise<pb.GetServiceGrantsResponse> => {
-    const answered = await Promise.all(req.queries.map((q) => keptGrants(q)));
-    // The queries whose parts kept changing under the read are evaluated in one statement each.
-    const found = await Promise.all(req.queries.map(async (q, i) => {
-      if (answered[i]) return [];
-      const rows = await grantsOf({ identityId: q.identityId, roleAttributes: q.roleAttributes, serviceIds: q.serviceIds });
-      return rows.map((r) => ({ identityId: q.identityId, serviceId: r.id, permissions: r.permissions, policyIds: r.policy_ids }));
-    }));
-    const grants = found.flat();
-    const policies = await grantingPolicies(grants);
-    return {
-      grants: [
-        ...answered.flatMap((a) => a ?? []),
-        ...grants.map((g) => ({ identityId: g.identityId, serviceId: g.serviceId, permissions: g.permissions, postureQueries: groupsOf(policies, g.policyIds) })),
-      ],
-    };
-  };
-
-  /**
    * One query's grants from the parts the access reader keeps under the access version, as a
    * session creation reads its access: as fresh as a statement (the version is read after the
    * call arrived, and a part older than it is read again), without evaluating the identity's
@@ -192,6 +169,29 @@ export function createEvaluationHandlers(deps: HandlerDeps) {
     return reads.flatMap((r) => (r && r.grant.permissions.length > 0
       ? [{ identityId: q.identityId, serviceId: r.grant.service.id, permissions: r.grant.permissions, postureQueries: postureQueryGroups(r.grant.policies) }]
       : []));
+  };
+
+  /**
+   * Many identities' grants among the services named for each, with the posture queries of the
+   * granting policies: sessions are re-evaluated in batches (after a change, and page by page
+   * every interval).
+   */
+  const getServiceGrants = async (req: pb.GetServiceGrantsRequest__Output): Promise<pb.GetServiceGrantsResponse> => {
+    const answered = await Promise.all(req.queries.map((q) => keptGrants(q)));
+    // The queries whose parts kept changing under the read are evaluated in one statement each.
+    const found = await Promise.all(req.queries.map(async (q, i) => {
+      if (answered[i] !== undefined) return [];
+      const rows = await grantsOf({ identityId: q.identityId, roleAttributes: q.roleAttributes, serviceIds: q.serviceIds });
+      return rows.map((r) => ({ identityId: q.identityId, serviceId: r.id, permissions: r.permissions, policyIds: r.policy_ids }));
+    }));
+    const grants = found.flat();
+    const policies = await grantingPolicies(grants);
+    return {
+      grants: [
+        ...answered.flatMap((a) => a ?? []),
+        ...grants.map((g) => ({ identityId: g.identityId, serviceId: g.serviceId, permissions: g.permissions, postureQueries: groupsOf(policies, g.policyIds) })),
+      ],
+    };
   };
 
   return {
